@@ -1,0 +1,70 @@
+/**
+ * Plug-in interfaces for perception models. Each port (src/perception/models/<id>/) keeps its
+ * contract, pre-processing and post-processing together and registers a factory by name.
+ */
+import type { DepthUnit } from '../annotate/coco.js';
+
+/** Decoded image: interleaved RGB, 8-bit, EXIF orientation applied. */
+export interface RgbImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** A detected box in original-image pixels, xyxy. */
+export interface Detection {
+  box: [number, number, number, number];
+  score: number;
+  label: string;
+}
+
+export interface Detector {
+  readonly id: string;
+  /** Boxes for one phrase, best first; empty when nothing passes the thresholds. */
+  detect(image: RgbImage, phrase: string): Promise<Detection[]>;
+  dispose(): Promise<void>;
+}
+
+export interface SegmentResult {
+  /** Row-major 0/1 mask at the original image size. */
+  mask: Uint8Array;
+  /** The segmenter's own predicted IoU for the chosen mask. */
+  score: number;
+}
+
+export interface Segmenter {
+  readonly id: string;
+  /** Prepares per-image state (e.g. SAM's image embedding) once; then `segment` per box. */
+  setImage(image: RgbImage): Promise<void>;
+  segment(box: [number, number, number, number]): Promise<SegmentResult>;
+  dispose(): Promise<void>;
+}
+
+export interface DepthMap {
+  /** Row-major depth at the original image size. */
+  data: Float32Array;
+  width: number;
+  height: number;
+  unit: DepthUnit;
+  /** Which way larger values point. */
+  larger: 'farther' | 'nearer';
+}
+
+export interface DepthEstimator {
+  readonly id: string;
+  estimate(image: RgbImage): Promise<DepthMap>;
+  dispose(): Promise<void>;
+}
+
+export type Device = 'auto' | 'cpu' | 'cuda';
+
+/** Options every model factory receives. */
+export interface ModelLoadOptions {
+  /** Folder holding model subfolders (default `models/`). */
+  modelsDir: string;
+  device: Device;
+  /** Intra-op threads; 0 lets onnxruntime choose. */
+  threads?: number;
+  /** Port-specific thresholds and settings from the CLI or pipeline file. */
+  params?: Record<string, number | string>;
+}

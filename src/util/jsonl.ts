@@ -1,0 +1,52 @@
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { GsrError } from './errors.js';
+
+/** Streams the records of a JSON Lines file; a malformed line is an error naming file and line. */
+export async function* readJsonl<T = unknown>(path: string): AsyncGenerator<T> {
+  const stream = createReadStream(path, { encoding: 'utf8' });
+  const opened = new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve());
+    stream.once('error', reject);
+  });
+  try {
+    await opened;
+  } catch (err) {
+    throw new GsrError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  let lineNo = 0;
+  for await (const line of lines) {
+    lineNo++;
+    if (line.trim() === '') continue;
+    try {
+      yield JSON.parse(line) as T;
+    } catch {
+      throw new GsrError(`${path}:${lineNo}: malformed JSON line`);
+    }
+  }
+}
+
+/** Reads a whole JSON Lines file into an array (for files known to be small). */
+export async function readJsonlAll<T = unknown>(path: string): Promise<T[]> {
+  const out: T[] = [];
+  for await (const r of readJsonl<T>(path)) out.push(r);
+  return out;
+}
+
+/** Reads and parses a JSON file with a one-line error naming the file. */
+export async function readJsonFile<T = unknown>(path: string): Promise<T> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new GsrError(code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path}: ${code ?? String(err)}`);
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new GsrError(`${path}: malformed JSON (${(err as Error).message})`);
+  }
+}
