@@ -14,8 +14,11 @@ export const ManifestItemSchema = z.object({
   split: z.string().min(1),
   /** Image path relative to `root`, with forward slashes. */
   image: z.string().min(1),
-  /** Absolute dataset root the image path resolves against. */
-  root: z.string().min(1),
+  /**
+   * Absolute dataset root the image path resolves against. Absent for self-contained datasets
+   * (synthetic scenes), whose images resolve against the manifest file's folder.
+   */
+  root: z.string().min(1).optional(),
   subject: z.string().min(1),
   /** Null for one-object splits. */
   object: z.string().min(1).nullable(),

@@ -17,3 +17,14 @@ export interface ResponseRecord {
   permutation?: number[];
   role?: 'subject' | 'object';
 }
+
+/**
+ * Anything that answers prompts: an HTTP MLLM client or a baseline. The runner, the store and the
+ * scoring treat all answerers alike.
+ */
+export interface Answerer {
+  readonly name: string;
+  /** Returns the raw answer text; throws on failure (HTTP clients throw typed, retryable errors). */
+  answer(prompt: import('../prompts/types.js').PromptRecord, signal: AbortSignal): Promise<string>;
+  close?(): Promise<void>;
+}

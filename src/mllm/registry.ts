@@ -1,0 +1,21 @@
+import { Registry } from '../util/registry.js';
+import type { Answerer } from './types.js';
+
+/** Settings an answerer factory receives (endpoint for HTTP clients, seed/annotations for baselines). */
+export interface AnswererOptions {
+  model: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  timeoutMs?: number;
+  temperature?: number;
+  maxTokens?: number;
+  seed?: number;
+  /** Annotation file (COCO JSON) for answerers that reason from annotations. */
+  annotations?: string;
+  [key: string]: unknown;
+}
+
+export type AnswererFactory = (options: AnswererOptions) => Promise<Answerer>;
+
+/** Answerers by kind: `openai` (Chat Completions over HTTP) and the baselines. */
+export const answerers = new Registry<AnswererFactory>('answerer');

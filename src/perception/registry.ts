@@ -1,0 +1,13 @@
+import { Registry } from '../util/registry.js';
+import type { DepthEstimator, Detector, ModelLoadOptions, Segmenter } from './types.js';
+
+export type DetectorFactory = (options: ModelLoadOptions) => Promise<Detector>;
+export type SegmenterFactory = (options: ModelLoadOptions) => Promise<Segmenter>;
+export type DepthFactory = (options: ModelLoadOptions) => Promise<DepthEstimator>;
+
+/** Detectors by model id (e.g. `grounding-dino-tiny`, `fastestdet`). */
+export const detectors = new Registry<DetectorFactory>('detector');
+/** Segmenters by model id (e.g. `sam-vit-base`). */
+export const segmenters = new Registry<SegmenterFactory>('segmenter');
+/** Depth estimators by model id (e.g. `depth-anything-v2-small`). */
+export const depthEstimators = new Registry<DepthFactory>('depth model');
