@@ -31,6 +31,12 @@ export interface CocoImage {
   split?: string;
   /** Path of the 16-bit depth PNG, relative to the annotation file's folder. */
   depth_file?: string;
+  /** PNG value * depth_scale = depth in `info.depth.unit` (0 in the PNG = no value). */
+  depth_scale?: number;
+  /** Path of the inspection overlay PNG (`--overlays`), relative to the annotation file's folder. */
+  overlay_file?: string;
+  /** Synthetic scenes: the pinhole camera that rendered the image (pixels, metres, degrees). */
+  camera?: { fx: number; fy: number; cx: number; cy: number; height_m: number; pitch_deg: number };
   /** Objects that were looked for and not found. */
   missing?: Array<{ role: 'subject' | 'object'; phrase: string; reason: string }>;
 }
@@ -65,11 +71,24 @@ export interface AnnotationInfo {
   date_created: string;
   /** `exact-synthetic` for rendered ground truth, else `auto`. */
   source: 'exact-synthetic' | 'auto';
-  models?: Array<{ id: string; task: string; sha256: string | null }>;
+  models?: Array<{
+    id: string;
+    task: string;
+    sha256: string | null;
+    /** Each file loaded, with its sha256 and whether that matches the model manifest. */
+    files?: Array<{ role: string; path: string; sha256: string; matches_manifest: boolean | null }>;
+  }>;
   thresholds?: Record<string, number>;
   device?: string;
   /** How to read the depth PNGs: value * scale = depth in `unit`; `larger` says which way is nearer. */
-  depth?: { unit: DepthUnit; scale: number; larger: 'farther' | 'nearer' };
+  depth?: {
+    unit: DepthUnit;
+    /** Millimetres for metric depth (0.001); 0 when each image has its own `depth_scale`. */
+    scale: number;
+    larger: 'farther' | 'nearer';
+    /** True for relative depth: read each image's `depth_scale`. */
+    scale_per_image?: boolean;
+  };
   [key: string]: unknown;
 }
 

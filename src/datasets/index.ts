@@ -1,1 +1,39 @@
-export {};
+/**
+ * Datasets: What'sUp import, synthetic scenes with exact ground truth, and the manifest format
+ * every later stage reads.
+ */
+/** Manifest item schema, type, and the known relations and splits. */
+export { ManifestItemSchema, RELATIONS, SPLITS, type ManifestItem, type Relation } from './manifest.js';
+/** Streams a manifest.jsonl, zod-validated; errors name `file:line`. */
+export { readManifest, readManifestAll } from './read.js';
+/** Absolute image path of an item (against `root`, or the manifest folder), refusing escapes. */
+export { resolveItemImage, normaliseRelativePath, isInside } from './paths.js';
+/** Caption parser ("A dog to the right of a bench" -> dog / bench / right) and caption writer. */
+export { parseCaption, captionFor, type ParsedCaption } from './caption.js';
+/** The six official What'sUp files and the pure record converters. */
+export { WHATSUP_FILES, convertControlledRecord, convertQaRecord, controlledImageInDataFolder, type WhatsupFileSpec } from './whatsup-records.js';
+/** `gsr dataset import whatsup`: reads the official files under a root into manifest items / a manifest file. */
+export { importWhatsup, importWhatsupToManifest, type WhatsupImport, type WhatsupImportOptions } from './whatsup.js';
+/** `gsr dataset synth`: deterministic synthetic scenes with exact boxes, masks and depth. */
+export {
+  synthesizeDataset,
+  renderSyntheticScene,
+  renderScene,
+  sampleScene,
+  makeCamera,
+  pixelRay,
+  project,
+  floorPointAt,
+  HORIZONTAL_FOV_DEG,
+  STYLES,
+  STYLE_RELATIONS,
+  SYNTH_CATEGORIES,
+  sceneId,
+  Rng,
+  type SynthOptions,
+  type SynthResult,
+  type Camera,
+  type Scene,
+  type Style,
+  type Rendered,
+} from './synth/index.js';

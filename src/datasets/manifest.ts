@@ -27,6 +27,8 @@ export const ManifestItemSchema = z.object({
   options: z.array(z.string().min(1)).min(2),
   /** Index into `options` of the correct caption. */
   answer: z.number().int().nonnegative(),
+  /** How a synthetic scene was composed (`furniture`, `tabletop`, `one-object`); absent for real data. */
+  style: z.string().min(1).optional(),
   width: z.number().int().positive().optional(),
   height: z.number().int().positive().optional(),
 });

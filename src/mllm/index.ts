@@ -1,1 +1,18 @@
-export {};
+/** The MLLM runner: answerers, the SQLite run store, retries, and response import/export. */
+export type { ResponseRecord, Answerer } from './types.js';
+/** Registry of answerers by kind (`openai` and the baselines) and the options their factories take. */
+export { answerers, type AnswererFactory, type AnswererOptions } from './registry.js';
+/** A failed attempt, with retryability and the server's retry-after. */
+export { AnswerError } from './errors.js';
+/** Retry rules: retryable statuses, retry-after parsing, backoff with jitter and cap. */
+export { isRetryableStatus, parseRetryAfter, retryDelayMs, classifyError, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+/** OpenAI-compatible Chat Completions client (registered as `openai`). */
+export { createOpenAiAnswerer, type OpenAiOptions } from './openai.js';
+/** The run store (SQLite, WAL): one committed row per response, claims for concurrent runners. */
+export { RunStore, settingsId, STORE_SCHEMA_VERSION, type GenerationSettings, type StoredResponse, type ClaimResult } from './store.js';
+/** Runs a prompt file through an answerer: bounded concurrency, timeouts, retries, resume. */
+export { runPrompts, type RunOptions, type RunSummary } from './runner.js';
+/** JSONL export of stored responses and import of other harnesses' predictions. */
+export { exportResponses, importResponses, toResponseRecord, type ExportedResponse, type ImportOptions, type ImportSummary } from './responses.js';
+/** Baseline answerers (random, always-first, geometric), registered on import. */
+export * from './baselines/index.js';

@@ -1,5 +1,6 @@
 import { Registry } from '../util/registry.js';
 import type { DepthEstimator, Detector, ModelLoadOptions, Segmenter } from './types.js';
+import { createFastestDet } from './models/fastestdet.js';
 
 export type DetectorFactory = (options: ModelLoadOptions) => Promise<Detector>;
 export type SegmenterFactory = (options: ModelLoadOptions) => Promise<Segmenter>;
@@ -11,3 +12,7 @@ export const detectors = new Registry<DetectorFactory>('detector');
 export const segmenters = new Registry<SegmenterFactory>('segmenter');
 /** Depth estimators by model id (e.g. `depth-anything-v2-small`). */
 export const depthEstimators = new Registry<DepthFactory>('depth model');
+
+// Built-in ports. The factories import no registry, so registering here has no import cycle and
+// every importer of this module sees them.
+detectors.register('fastestdet', createFastestDet);

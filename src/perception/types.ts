@@ -67,4 +67,9 @@ export interface ModelLoadOptions {
   threads?: number;
   /** Port-specific thresholds and settings from the CLI or pipeline file. */
   params?: Record<string, number | string>;
+  /**
+   * Explicit file paths by manifest file role (`model`, `encoder`, `decoder`, `tokenizer`),
+   * overriding <modelsDir>/<id>/<file>. Lets tests and users point at files kept elsewhere.
+   */
+  files?: Record<string, string>;
 }

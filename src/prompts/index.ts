@@ -1,1 +1,16 @@
-export {};
+/** Prompt builders: TG, MC, grounding and depth-augmented prompts from a manifest (DESIGN.md §5). */
+export type { PromptRecord, PromptTask } from './types.js';
+/** Pure builder: the prompts of one manifest item for one task. */
+export { buildItemPrompts, type BuildContext } from './build.js';
+/** Streams a manifest into a prompt JSONL file (atomic), skipping and reporting bad items. */
+export { buildPromptFile, loadTemplates, fileSha256, type BuildPromptsOptions, type BuildPromptsSummary } from './files.js';
+/** Default templates, override-file resolution and placeholder filling. */
+export { DEFAULT_TEMPLATES, resolveTemplates, fillTemplate, type Templates, type TemplateFile } from './templates.js';
+/** CircularEval rotations and option letters. */
+export { rotations, optionLetter } from './rotations.js';
+/** Stable prompt keys: sha256 of canonical JSON. */
+export { promptKey, canonicalJson, hashCanonical, PROMPT_KEY_VERSION, type PromptKeyInput } from './key.js';
+/** DAP depth hints from a COCO annotation file (refuses files without unit and direction). */
+export { indexDepth, depthHint, type DepthIndex, type DepthStat, type DepthDirection } from './depth-hint.js';
+/** Validation of prompt records read from files. */
+export { PromptRecordSchema, parsePromptRecord } from './schema.js';

@@ -44,3 +44,44 @@ export function writeJsonlAtomic(path: string, records: Iterable<unknown>): Prom
   for (const r of records) text += JSON.stringify(r) + '\n';
   return writeFileAtomic(path, text);
 }
+
+/**
+ * A file written piece by piece that appears at `path` only on `commit()` (temp file + rename), so that
+ * large outputs can be streamed and still be atomic. `abort()` removes the temp file.
+ */
+export interface AtomicWriter {
+  write(text: string): Promise<void>;
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+/** Opens an {@link AtomicWriter} for `path` (creating its folder). */
+export async function openAtomicWriter(path: string): Promise<AtomicWriter> {
+  const { open } = await import('node:fs/promises');
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = tempPathFor(path);
+  const handle = await open(tmp, 'w');
+  let buffered = '';
+  const flush = async () => {
+    if (buffered.length > 0) {
+      const text = buffered;
+      buffered = '';
+      await handle.write(text);
+    }
+  };
+  return {
+    async write(text: string) {
+      buffered += text;
+      if (buffered.length >= 1 << 20) await flush();
+    },
+    async commit() {
+      await flush();
+      await handle.close();
+      await rename(tmp, path);
+    },
+    async abort() {
+      await handle.close().catch(() => {});
+      await rm(tmp, { force: true });
+    },
+  };
+}

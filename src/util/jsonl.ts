@@ -5,6 +5,11 @@ import { GsrError } from './errors.js';
 
 /** Streams the records of a JSON Lines file; a malformed line is an error naming file and line. */
 export async function* readJsonl<T = unknown>(path: string): AsyncGenerator<T> {
+  for await (const { value } of readJsonlWithLines<T>(path)) yield value;
+}
+
+/** Like {@link readJsonl}, with each record's 1-based line number (for errors naming `file:line`). */
+export async function* readJsonlWithLines<T = unknown>(path: string): AsyncGenerator<{ line: number; value: T }> {
   const stream = createReadStream(path, { encoding: 'utf8' });
   const opened = new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve());
@@ -20,11 +25,13 @@ export async function* readJsonl<T = unknown>(path: string): AsyncGenerator<T> {
   for await (const line of lines) {
     lineNo++;
     if (line.trim() === '') continue;
+    let value: T;
     try {
-      yield JSON.parse(line) as T;
+      value = JSON.parse(line) as T;
     } catch {
       throw new GsrError(`${path}:${lineNo}: malformed JSON line`);
     }
+    yield { line: lineNo, value };
   }
 }
 

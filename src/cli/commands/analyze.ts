@@ -1,5 +1,102 @@
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { findMatchingSubsets, formatSummary, tableFromCsv, tableFromResults, type RegressionTable } from '../../analysis/index.js';
+import { loadAllResults } from '../../report/load-results.js';
+import { fitTable, writeRegressionPlot } from '../../report/regression-output.js';
+import { GsrError } from '../../util/errors.js';
+import { writeJsonAtomic } from '../../util/fs.js';
+import { notice } from '../../util/log.js';
+import { action, parseNumber, parsePositiveInt, printJson } from '../action.js';
+
+interface RegressionOptions {
+  data?: string;
+  results?: string[];
+  y?: string;
+  x?: string[];
+  label?: string;
+  json?: boolean;
+  plot?: string;
+  out?: string;
+  findSubset?: boolean;
+  targetSlope?: number;
+  targetP?: number;
+  decimals?: number;
+  minSize?: number;
+}
+
+const collect = (value: string, prev: string[] = []) => [...prev, value];
+
+async function buildTable(o: RegressionOptions): Promise<{ table: RegressionTable; source: string }> {
+  if ((o.data === undefined) === (o.results === undefined)) throw new GsrError('give either --data FILE.csv or --results DIR...');
+  if (o.data !== undefined) {
+    if (!o.y || !o.x?.length) throw new GsrError('--data needs --y COL and at least one --x COL');
+    let text: string;
+    try {
+      text = await readFile(o.data, 'utf8');
+    } catch (err) {
+      throw new GsrError(`cannot read ${o.data}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+    try {
+      return { table: tableFromCsv(text, o.y, o.x, o.label, o.data), source: o.data };
+    } catch (err) {
+      throw new GsrError((err as Error).message);
+    }
+  }
+  const results = await loadAllResults(o.results!);
+  for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
+  const y = o.y ?? 'reasoning:whatsup-a:circular';
+  const x = o.x?.length ? o.x : ['grounding:whatsup-a/subject'];
+  try {
+    return { table: tableFromResults(results, y, x), source: 'results' };
+  } catch (err) {
+    throw new GsrError((err as Error).message);
+  }
+}
 
 export function registerAnalyze(program: Command): void {
-  program.command('analyze').description("Statistics across models: regression with p-values, CIs, paired tests");
+  const analyze = program.command('analyze').description('Statistics across models: regression with p-values, CIs, paired tests');
+  analyze
+    .command('regression')
+    .description('OLS of one metric on others across models, from a CSV or from results folders')
+    .option('--data <file.csv>', 'CSV with one row per model')
+    .option('--results <dir...>', 'results folders, one per model')
+    .option('--y <col>', 'response: a CSV column, or a metric such as reasoning:whatsup-a:circular (default for --results)')
+    .option('--x <col>', 'regressor (repeatable): a CSV column, or a metric such as grounding:whatsup-a/subject', collect)
+    .option('--label <col>', 'CSV column naming each row (default: first other column)')
+    .option('--json', 'print only JSON on stdout')
+    .option('--plot <file>', 'write the scatter with fitted line and 95% band (.svg or .png)')
+    .option('--out <file>', 'also write the JSON result to this file')
+    .option('--find-subset', 'list the model subsets whose fit rounds to --target-slope and --target-p')
+    .option('--target-slope <v>', 'published slope to match', parseNumber('--target-slope'))
+    .option('--target-p <v>', 'published p-value to match', parseNumber('--target-p'))
+    .option('--decimals <n>', 'decimals the targets were published with (default 3)', parsePositiveInt('--decimals'))
+    .option('--min-size <n>', 'smallest subset to try (default 3)', parsePositiveInt('--min-size'))
+    .action(
+      action(async (o: RegressionOptions) => {
+        const { table, source } = await buildTable(o);
+        const fit = fitTable(table, source);
+        const result: Record<string, unknown> = { ...fit };
+        if (o.findSubset) {
+          if (o.targetSlope === undefined || o.targetP === undefined) throw new GsrError('--find-subset needs --target-slope and --target-p');
+          try {
+            result.matching_subsets = findMatchingSubsets(table, { slope: o.targetSlope, p: o.targetP, decimals: o.decimals, minSize: o.minSize });
+          } catch (err) {
+            throw new GsrError((err as Error).message);
+          }
+        }
+        if (o.plot) await writeRegressionPlot(fit, table, o.plot);
+        if (o.out) await writeJsonAtomic(o.out, result);
+        if (o.json) {
+          printJson(result);
+          return;
+        }
+        process.stdout.write(formatSummary(fit) + '\n');
+        if (o.findSubset) {
+          const subsets = result.matching_subsets as string[][];
+          process.stdout.write(`\nSubsets matching slope ${o.targetSlope} / p ${o.targetP}: ${subsets.length}\n`);
+          for (const s of subsets.slice(0, 20)) process.stdout.write(`  (${s.length}) ${s.join(', ')}\n`);
+        }
+        if (o.plot) notice(`wrote ${o.plot}`);
+      }),
+    );
 }

@@ -1,5 +1,164 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { action, parseNumber, parsePositiveInt, printJson } from '../action.js';
+import {
+  annotate,
+  annotationQuality,
+  assertUniqueIds,
+  formatQualityReport,
+  parseObjectList,
+  readCocoFile,
+  targetsFromImages,
+  targetsFromManifest,
+  type AnnotateTarget,
+} from '../../annotate/index.js';
+import type { Device } from '../../perception/types.js';
+import { GsrError } from '../../util/errors.js';
+import { notice } from '../../util/log.js';
+import { createProgress } from '../../util/progress.js';
+
+interface AnnotateCliOptions {
+  manifest?: string;
+  objects?: string;
+  detector: string;
+  segmenter: string;
+  depth: string;
+  device: string;
+  batch: number;
+  threads?: number;
+  modelsDir: string;
+  boxThreshold?: number;
+  textThreshold?: number;
+  scoreThreshold?: number;
+  param: string[];
+  out: string;
+  overlays?: boolean;
+  restart?: boolean;
+  retryFailed?: boolean;
+  json?: boolean;
+}
+
+const DEVICES = ['auto', 'cpu', 'cuda'];
+
+function collectParam(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Model parameters from the threshold flags and `--param key=value` (numbers where they parse). */
+function modelParams(o: AnnotateCliOptions): Record<string, number | string> {
+  const params: Record<string, number | string> = {};
+  for (const kv of o.param) {
+    const at = kv.indexOf('=');
+    if (at <= 0) throw new GsrError(`--param must be key=value, got "${kv}"`);
+    const value = kv.slice(at + 1);
+    params[kv.slice(0, at)] = value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+  }
+  if (o.boxThreshold !== undefined) params.box_threshold = o.boxThreshold;
+  if (o.textThreshold !== undefined) params.text_threshold = o.textThreshold;
+  if (o.scoreThreshold !== undefined) params.score_threshold = o.scoreThreshold;
+  return params;
+}
+
+async function targetsFor(images: string[], o: AnnotateCliOptions): Promise<AnnotateTarget[]> {
+  if (o.manifest && images.length > 0) throw new GsrError('give either --manifest or image files, not both');
+  if (o.manifest) {
+    if (o.objects) throw new GsrError('--objects is for image files; a manifest names its own objects');
+    const path = resolve(o.manifest);
+    const targets = await targetsFromManifest(path);
+    assertUniqueIds(targets, path);
+    return targets;
+  }
+  if (images.length === 0) throw new GsrError('nothing to annotate: give --manifest FILE or image files with --objects "subject,object"');
+  if (!o.objects) throw new GsrError('image files need --objects "subject,object" (the first is the subject)');
+  return targetsFromImages(images, parseObjectList(o.objects));
+}
+
+const orNull = (id: string) => (id === 'none' ? null : id);
 
 export function registerAnnotate(program: Command): void {
-  program.command('annotate').description("Auto-annotate images: boxes, masks and depth for every named object");
+  const cmd = program
+    .command('annotate')
+    .description('Auto-annotate images: boxes, masks and depth for every named object')
+    .argument('[images...]', 'image files to annotate (with --objects), instead of --manifest')
+    .option('--manifest <file>', 'manifest (JSONL) whose items name the subject and object')
+    .option('--objects <list>', 'for image files: "subject,object" (the first is the subject)')
+    .option('--detector <id>', 'detector model id', 'grounding-dino-tiny')
+    .option('--segmenter <id>', 'segmenter model id, or none', 'none')
+    .option('--depth <id>', 'depth model id, or none', 'none')
+    .option('--device <device>', 'auto (CUDA if available, else CPU), cpu or cuda', 'auto')
+    .option('--batch <n>', 'images decoded ahead of the models', parsePositiveInt('--batch'), 2)
+    .option('--threads <n>', 'onnxruntime intra-op threads (default: its choice)', parsePositiveInt('--threads'))
+    .option('--models-dir <dir>', 'folder holding the model files', 'models')
+    .option('--box-threshold <x>', 'detector box threshold (GroundingDINO default 0.35)', parseNumber('--box-threshold'))
+    .option('--text-threshold <x>', 'detector text threshold (GroundingDINO default 0.25)', parseNumber('--text-threshold'))
+    .option('--score-threshold <x>', 'closed-vocabulary detector score threshold', parseNumber('--score-threshold'))
+    .option('--param <key=value>', 'other model parameter (repeatable)', collectParam, [])
+    .requiredOption('--out <dir>', 'output folder (annotations.json, depth/, overlays/, journal.jsonl)')
+    .option('--overlays', 'also draw boxes, masks and a depth heat-map to overlays/<id>.png')
+    .option('--restart', 'discard the journal of an earlier run in --out and start over')
+    .option('--retry-failed', 'annotate again the images an earlier run recorded as failed')
+    .option('--json', 'print the summary as JSON')
+    .action(
+      action(async (images: string[], o: AnnotateCliOptions) => {
+        if (!DEVICES.includes(o.device)) throw new GsrError(`--device must be one of ${DEVICES.join(', ')}, got "${o.device}"`);
+        const targets = await targetsFor(images, o);
+        const controller = new AbortController();
+        const onSigint = () => {
+          notice('interrupted: finishing the current image, then writing annotations.json (Ctrl-C again to quit now)');
+          controller.abort();
+          process.once('SIGINT', () => process.exit(130));
+        };
+        process.once('SIGINT', onSigint);
+        const progress = createProgress('annotate', targets.length, 'images');
+        let summary;
+        try {
+          summary = await annotate({
+            targets,
+            outDir: resolve(o.out),
+            detector: o.detector,
+            segmenter: orNull(o.segmenter),
+            depth: orNull(o.depth),
+            modelsDir: resolve(o.modelsDir),
+            device: o.device as Device,
+            threads: o.threads,
+            params: modelParams(o),
+            batch: o.batch,
+            overlays: o.overlays ?? false,
+            restart: o.restart ?? false,
+            retryFailed: o.retryFailed ?? false,
+            signal: controller.signal,
+            progress,
+          });
+        } finally {
+          process.removeListener('SIGINT', onSigint);
+        }
+        if (summary.interrupted) process.exitCode = 130;
+        if (o.json) {
+          printJson(summary);
+          return;
+        }
+        process.stdout.write(
+          [
+            `images: ${summary.images_done} done, ${summary.images_failed} failed, ${summary.images_skipped} already finished before (of ${summary.images_total})`,
+            `objects: ${summary.objects_found} found, ${summary.objects_not_found} not found`,
+            `this run: ${summary.images_processed} images in ${summary.seconds.toFixed(1)} s (models ${summary.load_seconds.toFixed(1)} s, then ${summary.images_per_second} images/s) on ${summary.device}${summary.interrupted ? ', interrupted' : ''}`,
+            `wrote ${summary.annotations_file}${summary.images_failed > 0 ? ' (failures listed in its info.failures)' : ''}`,
+          ].join('\n') + '\n',
+        );
+      }),
+    );
+
+  cmd
+    .command('quality')
+    .description('Compare auto-annotations with exact ground truth (e.g. from gsr dataset synth)')
+    .requiredOption('--pred <file>', 'annotations.json written by gsr annotate')
+    .requiredOption('--truth <file>', 'true annotations.json (e.g. a synthetic set)')
+    .option('--json', 'print the report as JSON')
+    .action(
+      action(async (o: { pred: string; truth: string; json?: boolean }) => {
+        const report = annotationQuality(await readCocoFile(resolve(o.pred)), await readCocoFile(resolve(o.truth)));
+        if (o.json) printJson(report);
+        else process.stdout.write(formatQualityReport(report) + '\n');
+      }),
+    );
 }

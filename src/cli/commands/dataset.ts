@@ -1,5 +1,75 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { action, parsePositiveInt, printJson } from '../action.js';
+import { importWhatsupToManifest, synthesizeDataset, WHATSUP_FILES } from '../../datasets/index.js';
+import { notice } from '../../util/log.js';
+import { createProgress } from '../../util/progress.js';
+import { GsrError } from '../../util/errors.js';
+
+function countTable(counts: Record<string, number>): string {
+  const rows = Object.entries(counts);
+  const total = rows.reduce((sum, [, n]) => sum + n, 0);
+  const width = Math.max(5, ...rows.map(([s]) => s.length));
+  const line = (name: string, n: number | string) => `${name.padEnd(width)}  ${String(n).padStart(6)}`;
+  return [line('split', 'items'), ...rows.map(([s, n]) => line(s, n)), line('total', total)].join('\n');
+}
+
+function parseSeed(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new GsrError(`--seed must be an integer in 0..4294967295, got "${value}"`);
+  return n;
+}
 
 export function registerDataset(program: Command): void {
-  program.command('dataset').description("Import What'sUp or render synthetic scenes into a manifest");
+  const dataset = program.command('dataset').description("Import What'sUp or render synthetic scenes into a manifest");
+
+  dataset
+    .command('import')
+    .description("Import a benchmark's files into a manifest (JSONL)")
+    .argument('<format>', 'dataset format: whatsup')
+    .requiredOption('--root <dir>', "What'sUp data folder (holding the JSON files) or the folder holding data/")
+    .requiredOption('--out <file>', 'manifest to write (JSONL)')
+    .option('--splits <list>', `comma-separated splits to read; each file must exist (${WHATSUP_FILES.map((s) => s.split).join(', ')})`)
+    .option('--skip-invalid', 'skip bad records (listed on stderr) instead of failing')
+    .option('--no-sizes', 'do not read image widths and heights')
+    .option('--json', 'print the result as JSON')
+    .action(
+      action(async (format: string, opts: { root: string; out: string; splits?: string; skipInvalid?: boolean; sizes: boolean; json?: boolean }) => {
+        if (format !== 'whatsup') throw new GsrError(`unknown dataset format "${format}" (known: whatsup)`);
+        const splits = opts.splits?.split(',').map((s) => s.trim()).filter(Boolean);
+        const out = resolve(opts.out);
+        const r = await importWhatsupToManifest(opts.root, out, { splits, skipInvalid: opts.skipInvalid ?? false, readSizes: opts.sizes });
+        for (const w of r.warnings) notice(`warning: ${w}`);
+        for (const s of r.skipped) notice(`skipped: ${s}`);
+        if (opts.json) {
+          printJson({ out, root: r.root, items: r.items.length, counts: r.counts, files: r.files, warnings: r.warnings, skipped: r.skipped });
+          return;
+        }
+        process.stdout.write(`${countTable(r.counts)}\nwrote ${r.items.length} items to ${out}\n`);
+      }),
+    );
+
+  dataset
+    .command('synth')
+    .description('Render synthetic What\'sUp-like scenes with exact boxes, masks and depth')
+    .requiredOption('--out <dir>', 'output folder (manifest.jsonl, images/, depth/, annotations.json)')
+    .requiredOption('--count <n>', 'number of scenes', parsePositiveInt('--count'))
+    .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
+    .option('--width <px>', 'image width', parsePositiveInt('--width'), 640)
+    .option('--height <px>', 'image height', parsePositiveInt('--height'), 480)
+    .option('--format <fmt>', 'image format: jpg or png', 'jpg')
+    .option('--json', 'print the result as JSON')
+    .action(
+      action(async (opts: { out: string; count: number; seed: number; width: number; height: number; format: string; json?: boolean }) => {
+        if (opts.format !== 'jpg' && opts.format !== 'png') throw new GsrError(`--format must be jpg or png, got "${opts.format}"`);
+        const progress = createProgress('synth', opts.count, 'scenes');
+        const out = resolve(opts.out);
+        const r = await synthesizeDataset({ ...opts, out, format: opts.format, onScene: () => progress.tick() }).finally(() => progress.stop());
+        if (opts.json) {
+          printJson({ out, ...r });
+          return;
+        }
+        process.stdout.write(`${countTable(r.counts)}\nwrote ${r.scenes} scenes to ${out} (${r.seconds.toFixed(1)} s, ${r.scenesPerSecond.toFixed(1)} scenes/s)\n`);
+      }),
+    );
 }

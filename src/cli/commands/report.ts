@@ -1,5 +1,63 @@
 import type { Command } from 'commander';
+import { loadAllResults, reportWriters } from '../../report/index.js';
+import { GsrError } from '../../util/errors.js';
+import { notice } from '../../util/log.js';
+import { action, parsePositiveInt } from '../action.js';
+
+interface ReportCliOptions {
+  results: string[];
+  out: string;
+  format: string;
+  manifest?: string;
+  prompts?: string;
+  title?: string;
+  seed?: number;
+  resamples?: number;
+  galleryPerGroup?: number;
+  thumbSize?: number;
+  regressionY?: string;
+  regressionX?: string;
+}
+
+function parseSeed(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 0) throw new GsrError(`--seed must be a non-negative integer, got "${value}"`);
+  return n;
+}
 
 export function registerReport(program: Command): void {
-  program.command('report').description("Write a self-contained HTML report with tables, plots and an image gallery");
+  program
+    .command('report')
+    .description('Write a self-contained HTML report with tables, plots and an image gallery')
+    .requiredOption('--results <dir...>', 'results folders, one per model')
+    .requiredOption('--out <file>', 'output file (report.html)')
+    .option('--format <name>', 'report format', 'html')
+    .option('--manifest <file>', 'dataset manifest (JSONL) to find gallery images by item id')
+    .option('--prompts <file>', 'prompts JSONL to show prompt texts in the gallery (matched by key)')
+    .option('--title <text>', 'page title')
+    .option('--seed <n>', 'bootstrap seed (default 0)', parseSeed)
+    .option('--resamples <n>', 'bootstrap resamples (default 2000)', parsePositiveInt('--resamples'))
+    .option('--gallery-per-group <n>', 'gallery entries per model/kind/split/verdict (default 6)', parsePositiveInt('--gallery-per-group'))
+    .option('--thumb-size <px>', 'longest side of gallery images (default 360)', parsePositiveInt('--thumb-size'))
+    .option('--regression-y <metric>', 'regression response (default reasoning:whatsup-a:circular)')
+    .option('--regression-x <metric>', 'regression regressor (default grounding:whatsup-a/subject)')
+    .action(
+      action(async (o: ReportCliOptions) => {
+        const writer = reportWriters.get(o.format);
+        const results = await loadAllResults(o.results);
+        for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
+        await writer(results, o.out, {
+          manifest: o.manifest,
+          prompts: o.prompts,
+          title: o.title,
+          seed: o.seed,
+          resamples: o.resamples,
+          perGroup: o.galleryPerGroup,
+          thumbSize: o.thumbSize,
+          regressionY: o.regressionY,
+          regressionX: o.regressionX,
+        });
+        notice(`wrote ${o.out} (${results.length} model(s))`);
+      }),
+    );
 }

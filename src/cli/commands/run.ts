@@ -1,5 +1,116 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { action, parseNumber, parsePositiveInt, printJson } from '../action.js';
+import { answerers, RunStore, runPrompts, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
+import { fileSha256 } from '../../prompts/index.js';
+import { GsrError } from '../../util/errors.js';
+import { notice } from '../../util/log.js';
+import { createProgress, type Progress } from '../../util/progress.js';
+
+function parseNonNegativeInt(flag: string): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new GsrError(`${flag} must be a non-negative integer, got "${value}"`);
+    return n;
+  };
+}
+
+interface RunFlags {
+  prompts: string;
+  model: string;
+  answerer: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  store: string;
+  concurrency: number;
+  timeoutMs: number;
+  maxRetries: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  temperature: number;
+  maxTokens: number;
+  topP?: number;
+  seed?: number;
+  annotations?: string;
+  boxFormat?: string;
+  retryFailed: boolean;
+  limit?: number;
+  json?: boolean;
+}
+
+function summaryText(s: RunSummary): string {
+  const failures = Object.entries(s.failures).map(([reason, n]) => `\n  failed: ${n} x ${reason}`).join('');
+  return (
+    `${s.model} (settings ${s.settings_id}): ${s.prompts} prompts | ok ${s.ok} | failed ${s.failed} | already done ${s.cached}` +
+    ` | held by another runner ${s.busy} | not sent ${s.not_sent} | invalid ${s.invalid} | duplicates ${s.duplicates}` +
+    ` | ${s.requests} requests in ${(s.elapsed_ms / 1000).toFixed(1)} s${s.interrupted ? ' | INTERRUPTED' : ''}${failures}\n`
+  );
+}
 
 export function registerRun(program: Command): void {
-  program.command('run').description("Query an MLLM endpoint for a prompt file, cached and resumable");
+  program
+    .command('run')
+    .description('Query an MLLM endpoint for a prompt file, cached and resumable')
+    .requiredOption('--prompts <file>', 'prompt file (JSONL) from `gsr prompts`')
+    .requiredOption('--model <name>', 'model name (sent to the endpoint, and the store key)')
+    .requiredOption('--store <file>', 'run store (SQLite); re-running resumes it')
+    .option('--answerer <kind>', 'openai (Chat Completions) or a baseline: random, always-first, geometric', 'openai')
+    .option('--base-url <url>', 'endpoint root, e.g. http://localhost:8000/v1')
+    .option('--api-key-env <var>', 'environment variable holding the API key (the key is never stored or printed)')
+    .option('--concurrency <n>', 'requests in flight', parsePositiveInt('--concurrency'), 8)
+    .option('--timeout-ms <n>', 'per attempt, including the whole body', parsePositiveInt('--timeout-ms'), 120_000)
+    .option('--max-retries <n>', 'retries after the first attempt (timeouts, connection errors, 408/409/429/5xx)', parseNonNegativeInt('--max-retries'), 5)
+    .option('--retry-base-ms <n>', 'first backoff, doubled per retry', parsePositiveInt('--retry-base-ms'), 500)
+    .option('--retry-max-ms <n>', 'backoff cap', parsePositiveInt('--retry-max-ms'), 30_000)
+    .option('--temperature <t>', 'sampling temperature', parseNumber('--temperature'), 0)
+    .option('--max-tokens <n>', 'max_tokens of each answer', parsePositiveInt('--max-tokens'), 512)
+    .option('--top-p <p>', 'top_p', parseNumber('--top-p'))
+    .option('--seed <n>', 'sampling seed (and the random baseline seed)', parseNonNegativeInt('--seed'))
+    .option('--annotations <file>', 'COCO annotations (geometric baseline)')
+    .option('--box-format <fmt>', 'box format the geometric baseline writes')
+    .option('--no-retry-failed', 'do not ask again prompts whose stored response failed')
+    .option('--limit <n>', 'send at most this many prompts (smoke runs)', parsePositiveInt('--limit'))
+    .option('--json', 'print the summary as JSON')
+    .action(
+      action(async (o: RunFlags) => {
+        const factory = answerers.get(o.answerer);
+        const settings: GenerationSettings = { answerer: o.answerer, model: o.model, temperature: o.temperature, max_tokens: o.maxTokens, top_p: o.topP, seed: o.seed };
+        if (o.annotations !== undefined) settings.annotations_sha256 = await fileSha256(o.annotations);
+        if (o.boxFormat !== undefined) settings.box_format = o.boxFormat;
+        const answerer = await factory({
+          model: o.model, baseUrl: o.baseUrl, apiKeyEnv: o.apiKeyEnv, timeoutMs: o.timeoutMs, temperature: o.temperature, maxTokens: o.maxTokens,
+          topP: o.topP, seed: o.seed, annotations: o.annotations, boxFormat: o.boxFormat,
+        });
+        const store = RunStore.open(resolve(o.store));
+        const controller = new AbortController();
+        let interrupts = 0;
+        const onSignal = () => {
+          if (++interrupts === 1) notice('interrupted: finishing up (committed responses are kept; Ctrl-C again to quit now)');
+          else process.exit(130);
+          controller.abort();
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
+        let progress: Progress = { tick() {}, stop() {} };
+        try {
+          const summary = await runPrompts({
+            prompts: o.prompts, store, answerer, settings, concurrency: o.concurrency, timeoutMs: o.timeoutMs,
+            retry: { maxRetries: o.maxRetries, baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs }, retryFailed: o.retryFailed, limit: o.limit, signal: controller.signal,
+            onStart: ({ toSend }) => (progress = createProgress(o.model, toSend, 'prompts')),
+            onResult: (e) => progress.tick(1, e.status === 'failed'),
+          });
+          progress.stop();
+          for (const line of summary.invalid_lines) notice(`invalid prompt: ${line}`);
+          if (o.json) printJson(summary);
+          else process.stdout.write(summaryText(summary));
+          if (summary.interrupted) process.exitCode = 130;
+        } finally {
+          progress.stop();
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+          await answerer.close?.();
+          store.close();
+        }
+      }),
+    );
 }

@@ -1,5 +1,111 @@
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { action, parseNumber, printJson } from '../action.js';
+import {
+  BOX_FORMATS,
+  boxFormatForModel,
+  parseInputSizeSpec,
+  readAnnotationFile,
+  readPromptFile,
+  readResponseFile,
+  scoreGrounding,
+  scoreReasoning,
+  writeGroundingResults,
+  writeReasoningResults,
+  type BoxFormatOption,
+  type ReasoningMode,
+  type SkippedRecord,
+} from '../../scoring/index.js';
+import { GsrError } from '../../util/errors.js';
+import { notice } from '../../util/log.js';
+
+const MODES: ReasoningMode[] = ['circular', 'vanilla', 'both'];
+
+function reportSkipped(skipped: SkippedRecord[]): void {
+  for (const s of skipped.slice(0, 10)) notice(`skipped ${s.file}:${s.line}: ${s.reason}`);
+  if (skipped.length > 10) notice(`... and ${skipped.length - 10} more skipped records`);
+}
+
+/** Folder-safe model name for the default results folder. */
+function folderName(model: string): string {
+  return model.replace(/[^A-Za-z0-9._-]+/g, '_') || 'unknown';
+}
+
+function pct(v: number | null): string {
+  return v === null ? '-' : `${(v * 100).toFixed(1)}%`;
+}
 
 export function registerScore(program: Command): void {
-  program.command('score').description("Score responses: CircularEval/VanillaEval reasoning and G-Score grounding");
+  const score = program.command('score').description('Score responses: CircularEval/VanillaEval reasoning and G-Score grounding');
+
+  score
+    .command('reasoning')
+    .description('CircularEval and VanillaEval accuracy of TG, MC or DAP responses (Table 1)')
+    .requiredOption('--prompts <file>', 'prompts (JSONL) the responses answer')
+    .requiredOption('--responses <file>', 'responses (JSONL: key, output, status)')
+    .option('--mode <mode>', `circular, vanilla or both`, 'both')
+    .option('--model <name>', 'score only this model (needed when the file holds several)')
+    .option('--out <dir>', 'results folder (default results/<model>)')
+    .option('--json', 'print the result JSON on stdout')
+    .action(
+      action(async (o: { prompts: string; responses: string; mode: string; model?: string; out?: string; json?: boolean }) => {
+        if (!MODES.includes(o.mode as ReasoningMode)) throw new GsrError(`--mode must be one of ${MODES.join(', ')}, got "${o.mode}"`);
+        const skipped: SkippedRecord[] = [];
+        const prompts = await readPromptFile(o.prompts, skipped);
+        const responses = await readResponseFile(o.responses, skipped);
+        reportSkipped(skipped);
+        if (prompts.length === 0) throw new GsrError(`${o.prompts}: no prompt records`);
+        const { result, items } = scoreReasoning(prompts, responses, { mode: o.mode as ReasoningMode, model: o.model });
+        if (items.length === 0) throw new GsrError(`${o.prompts}: no TG, MC or DAP prompts (grounding prompts are scored by "gsr score grounding")`);
+        if (result.unmatched_responses > 0) notice(`${result.unmatched_responses} responses match no prompt key (ignored)`);
+        const dir = resolve(o.out ?? join('results', folderName(result.model)));
+        const paths = await writeReasoningResults(dir, result, items);
+        if (o.json) return printJson(result);
+        for (const [split, c] of Object.entries(result.splits)) {
+          process.stdout.write(`${split.padEnd(12)} n=${c.n} circular=${pct(c.circular)} vanilla=${pct(c.vanilla)} unparsed=${c.unparsed}\n`);
+        }
+        process.stdout.write(`total average: circular=${pct(result.total_average.circular)} vanilla=${pct(result.total_average.vanilla)}\nwrote ${paths.join(', ')}\n`);
+      }),
+    );
+
+  score
+    .command('grounding')
+    .description('G-Score: IoU of the MLLM boxes with the annotation boxes (Table 2)')
+    .requiredOption('--responses <file>', 'grounding responses (JSONL: key, output, item, role)')
+    .requiredOption('--annotations <file>', 'COCO annotation file (images[].item_id, annotations[].role)')
+    .option('--iou <t>', 'IoU threshold for a hit', parseNumber('--iou'), 0.5)
+    .option('--box-format <name>', `${[...BOX_FORMATS, 'auto'].join(', ')} (default: from the model name, else auto)`)
+    .option('--image-size <spec>', 'qwen2.5-vl input size: WxH, or smart-resize[:minPixels:maxPixels] per image (default smart-resize)')
+    .option('--llava-padded', 'llava: boxes are relative to the padded square image (LLaVA-1.5)')
+    .option('--model <name>', 'score only this model (needed when the file holds several)')
+    .option('--out <dir>', 'results folder (default results/<model>)')
+    .option('--json', 'print the result JSON on stdout')
+    .action(
+      action(async (o: { responses: string; annotations: string; iou: number; boxFormat?: string; imageSize?: string; llavaPadded?: boolean; model?: string; out?: string; json?: boolean }) => {
+        if (!(o.iou > 0 && o.iou <= 1)) throw new GsrError(`--iou must be in (0, 1], got ${o.iou}`);
+        if (o.boxFormat !== undefined && o.boxFormat !== 'auto' && !(BOX_FORMATS as readonly string[]).includes(o.boxFormat)) {
+          throw new GsrError(`--box-format must be one of ${[...BOX_FORMATS, 'auto'].join(', ')}, got "${o.boxFormat}"`);
+        }
+        const inputSize = o.imageSize === undefined ? undefined : parseInputSizeSpec(o.imageSize);
+        const skipped: SkippedRecord[] = [];
+        const responses = await readResponseFile(o.responses, skipped);
+        reportSkipped(skipped);
+        const coco = await readAnnotationFile(o.annotations);
+        const model = o.model ?? responses.find((r) => r.role)?.model ?? 'unknown';
+        let boxFormat = o.boxFormat as BoxFormatOption | undefined;
+        if (boxFormat === undefined) {
+          boxFormat = boxFormatForModel(model) ?? 'auto';
+          notice(`box format: ${boxFormat} (${boxFormat === 'auto' ? `no rule for model "${model}"; guessing per answer` : `declared for model "${model}"`})`);
+        }
+        const { result, items } = scoreGrounding(responses, coco, { boxFormat, iou: o.iou, inputSize, llavaPadded: o.llavaPadded, model: o.model });
+        if (result.no_annotation > 0) notice(`${result.no_annotation} responses ask for objects with no annotation (not scored)`);
+        const dir = resolve(o.out ?? join('results', folderName(result.model)));
+        const paths = await writeGroundingResults(dir, result, items);
+        if (o.json) return printJson(result);
+        for (const [col, c] of Object.entries(result.columns)) {
+          process.stdout.write(`${col.padEnd(20)} n=${c.n} g-score=${pct(c.accuracy)} mean_iou=${c.mean_iou?.toFixed(3) ?? '-'} unparsed=${c.unparsed} missing=${c.missing}\n`);
+        }
+        process.stdout.write(`avg g-score: ${pct(result.avg_g_score)}\nwrote ${paths.join(', ')}\n`);
+      }),
+    );
 }

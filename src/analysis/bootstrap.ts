@@ -1,0 +1,66 @@
+import { seededRandom } from './random.js';
+
+/** A point estimate with a percentile bootstrap confidence interval. */
+export interface BootstrapInterval {
+  estimate: number;
+  low: number;
+  high: number;
+  level: number;
+  resamples: number;
+  seed: number;
+  n: number;
+}
+
+export interface BootstrapOptions {
+  /** Number of resamples (default 2000). */
+  resamples?: number;
+  /** Confidence level (default 0.95). */
+  level?: number;
+  /** PRNG seed (default 0): same seed, same interval. */
+  seed?: number;
+}
+
+/** Quantile with linear interpolation between order statistics (R type 7, numpy's default). */
+export function quantileSorted(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  const h = (sorted.length - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.ceil(h);
+  return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
+}
+
+/**
+ * Percentile bootstrap CI of the mean of per-item outcomes (1 = correct, 0 = wrong, or any number).
+ * Resamples items with replacement; seeded, so the interval is reproducible.
+ */
+export function bootstrapMean(values: number[], options: BootstrapOptions = {}): BootstrapInterval {
+  return bootstrapMeanOfMeans([values], options);
+}
+
+/**
+ * Bootstrap CI of the mean of group means (e.g. Table 1's Total Average = mean of split accuracies,
+ * or Avg G-Score = mean of column accuracies). Resamples within each group; empty groups are ignored.
+ */
+export function bootstrapMeanOfMeans(groups: number[][], options: BootstrapOptions = {}): BootstrapInterval {
+  const resamples = options.resamples ?? 2000;
+  const level = options.level ?? 0.95;
+  const seed = options.seed ?? 0;
+  const used = groups.filter((g) => g.length > 0);
+  const n = used.reduce((s, g) => s + g.length, 0);
+  if (used.length === 0) return { estimate: NaN, low: NaN, high: NaN, level, resamples, seed, n };
+  const rand = seededRandom(seed);
+  const stats = new Float64Array(resamples);
+  for (let b = 0; b < resamples; b++) {
+    let total = 0;
+    for (const g of used) {
+      let sum = 0;
+      for (let i = 0; i < g.length; i++) sum += g[Math.floor(rand() * g.length)];
+      total += sum / g.length;
+    }
+    stats[b] = total / used.length;
+  }
+  const sorted = Array.from(stats).sort((a, b) => a - b);
+  const alpha = (1 - level) / 2;
+  const estimate = used.reduce((s, g) => s + g.reduce((a, v) => a + v, 0) / g.length, 0) / used.length;
+  return { estimate, low: quantileSorted(sorted, alpha), high: quantileSorted(sorted, 1 - alpha), level, resamples, seed, n };
+}

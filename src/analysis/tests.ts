@@ -1,0 +1,78 @@
+import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
+import normalCdf from '@stdlib/stats-base-dists-normal-cdf';
+import { lgamma } from 'mathjs';
+
+/** Result of a paired comparison on the same items (e.g. with and without a depth hint). */
+export interface McNemarResult {
+  /** Items right only in the first condition. */
+  b: number;
+  /** Items right only in the second condition. */
+  c: number;
+  /** Items where both agree (right-right plus wrong-wrong). */
+  concordant: number;
+  /** Exact two-sided p: 2·P(X <= min(b, c)), X ~ Bin(b + c, 1/2), capped at 1 (statsmodels' exact test). */
+  p: number;
+}
+
+/** Exact McNemar test from the discordant counts. */
+export function mcnemarExact(b: number, c: number, concordant = 0): McNemarResult {
+  for (const [k, v] of Object.entries({ b, c })) {
+    if (!Number.isInteger(v) || v < 0) throw new RangeError(`mcnemar: ${k} must be a non-negative integer`);
+  }
+  const n = b + c;
+  const p = n === 0 ? 1 : Math.min(1, 2 * binomialCdf(Math.min(b, c), n, 0.5));
+  return { b, c, concordant, p };
+}
+
+/** Exact McNemar test on paired 0/1 outcomes of the same items in two conditions. */
+export function mcnemarPaired(first: boolean[], second: boolean[]): McNemarResult {
+  if (first.length !== second.length) throw new RangeError('mcnemar: paired outcome lists differ in length');
+  let b = 0;
+  let c = 0;
+  for (let i = 0; i < first.length; i++) {
+    if (first[i] && !second[i]) b++;
+    else if (!first[i] && second[i]) c++;
+  }
+  return mcnemarExact(b, c, first.length - b - c);
+}
+
+/** log P(X = k) for X ~ Bin(n, p). */
+function binomialLogPmf(k: number, n: number, p: number): number {
+  if (p === 0) return k === 0 ? 0 : -Infinity;
+  if (p === 1) return k === n ? 0 : -Infinity;
+  return lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) + k * Math.log(p) + (n - k) * Math.log1p(-p);
+}
+
+export interface BinomialTestResult {
+  successes: number;
+  n: number;
+  /** Chance level tested against. */
+  p0: number;
+  estimate: number;
+  /** Exact two-sided p-value (R's binom.test: sum of outcomes no more likely than the observed one). */
+  p: number;
+  /** One-sided p-value that accuracy exceeds chance, P(X >= k). */
+  p_greater: number;
+}
+
+/** Exact binomial test of `successes` out of `n` against chance rate `p0`. */
+export function binomialTest(successes: number, n: number, p0: number): BinomialTestResult {
+  if (!Number.isInteger(n) || n <= 0) throw new RangeError('binomial test: n must be a positive integer');
+  if (!Number.isInteger(successes) || successes < 0 || successes > n) throw new RangeError('binomial test: successes must be an integer in [0, n]');
+  if (!(p0 >= 0 && p0 <= 1)) throw new RangeError('binomial test: p0 must be in [0, 1]');
+  const relErr = 1 + 1e-7;
+  const d = binomialLogPmf(successes, n, p0);
+  let p = 0;
+  for (let i = 0; i <= n; i++) {
+    const li = binomialLogPmf(i, n, p0);
+    if (li <= d + Math.log(relErr)) p += Math.exp(li);
+  }
+  const pGreater = successes === 0 ? 1 : 1 - binomialCdf(successes - 1, n, p0);
+  return { successes, n, p0, estimate: successes / n, p: Math.min(1, p), p_greater: pGreater };
+}
+
+/** One-sample z test of a proportion against `p0` (normal approximation, no continuity correction). */
+export function proportionZTest(successes: number, n: number, p0: number): { z: number; p: number } {
+  const z = (successes / n - p0) / Math.sqrt((p0 * (1 - p0)) / n);
+  return { z, p: 2 * normalCdf(-Math.abs(z), 0, 1) };
+}

@@ -1,0 +1,153 @@
+/**
+ * Annotates one decoded image: one detector pass per phrase (top box kept, runners-up recorded),
+ * one segmenter image embedding and a box prompt per found object, one depth map with per-object
+ * statistics, the 16-bit depth PNG and, on request, the overlay. Holds only this image's data.
+ */
+import { join } from 'node:path';
+import { boxArea, boxIou, clipBox, orderCorners } from '../geometry/boxes.js';
+import { rleEncode } from '../geometry/rle.js';
+import type { DepthEstimator, DepthMap, Detection, Detector, RgbImage, Segmenter } from '../perception/types.js';
+import { writeFileAtomic } from '../util/fs.js';
+import type { CocoAnnotation, CocoImage } from './coco.js';
+import { encodeDepthPng } from './depth-png.js';
+import { regionDepthStats, type BoxXyxy } from './depth-stats.js';
+import type { JournalDone } from './journal.js';
+import { renderOverlayPng, type OverlayObject } from './overlay.js';
+import { fileStemForId, type AnnotateTarget } from './targets.js';
+
+export interface PerceptionModels {
+  detector: Detector;
+  segmenter?: Segmenter;
+  depth?: DepthEstimator;
+}
+
+export interface ImageOutputOptions {
+  /** Output folder; depth PNGs go to `depth/`, overlays to `overlays/`. */
+  outDir: string;
+  overlays: boolean;
+  /** How many lower-scoring boxes to record per object. */
+  maxRunnersUp: number;
+}
+
+export const NO_BOX_REASON = 'no box above threshold';
+export const SAME_PHRASE_REASON = 'only one instance of the phrase found';
+
+const round2 = (v: number) => Math.round(v * 100) / 100;
+
+function toXywh(box: BoxXyxy): [number, number, number, number] {
+  return [round2(box[0]), round2(box[1]), round2(box[2] - box[0]), round2(box[3] - box[1])];
+}
+
+function checkDepth(map: DepthMap, image: RgbImage, id: string): void {
+  if (map.width !== image.width || map.height !== image.height || map.data.length !== image.width * image.height) {
+    throw new Error(`depth model ${id} returned ${map.width}x${map.height}, expected the image size ${image.width}x${image.height}`);
+  }
+}
+
+/**
+ * Picks each role's detection. A phrase is detected once per image; when subject and object share
+ * a phrase, the object takes the best box that is not the subject's (IoU < 0.5 with it).
+ */
+async function chooseDetections(
+  image: RgbImage,
+  target: AnnotateTarget,
+  detector: Detector,
+): Promise<Array<{ role: 'subject' | 'object'; phrase: string; chosen: Detection | null; others: Detection[]; reason?: string }>> {
+  const byPhrase = new Map<string, Detection[]>();
+  const taken: Detection[] = [];
+  const out = [];
+  for (const { role, phrase } of target.objects) {
+    let dets = byPhrase.get(phrase);
+    if (!dets) {
+      dets = [...(await detector.detect(image, phrase))].sort((a, b) => b.score - a.score);
+      byPhrase.set(phrase, dets);
+    }
+    const free = dets.filter((d) => !taken.some((t) => t === d || boxIou(t.box, d.box) >= 0.5));
+    const chosen = free[0] ?? null;
+    if (chosen) taken.push(chosen);
+    const reason = chosen ? undefined : dets.length > 0 ? SAME_PHRASE_REASON : NO_BOX_REASON;
+    out.push({ role, phrase, chosen, others: dets.filter((d) => d !== chosen), reason });
+  }
+  return out;
+}
+
+/** Annotates `image` for `target`, writing its depth PNG (and overlay); returns its journal record. */
+export async function annotateImage(
+  image: RgbImage,
+  target: AnnotateTarget,
+  models: PerceptionModels,
+  options: ImageOutputOptions,
+): Promise<JournalDone> {
+  const { width, height } = image;
+  const stem = fileStemForId(target.itemId);
+  const picks = await chooseDetections(image, target, models.detector);
+
+  let depth: DepthMap | undefined;
+  if (models.depth) {
+    depth = await models.depth.estimate(image);
+    checkDepth(depth, image, models.depth.id);
+  }
+  const found = picks.filter((p) => p.chosen !== null);
+  if (models.segmenter && found.length > 0) await models.segmenter.setImage(image);
+
+  const annotations: JournalDone['annotations'] = [];
+  const overlayObjects: OverlayObject[] = [];
+  for (const pick of found) {
+    const box = clipBox(orderCorners(pick.chosen!.box), width, height) as BoxXyxy;
+    const ann: Omit<CocoAnnotation, 'id' | 'image_id' | 'category_id'> = {
+      bbox: toXywh(box),
+      area: round2(boxArea(box)),
+      iscrowd: 0,
+      role: pick.role,
+      phrase: pick.phrase,
+      score: pick.chosen!.score,
+    };
+    let mask: Uint8Array | undefined;
+    if (models.segmenter) {
+      const seg = await models.segmenter.segment(box);
+      if (seg.mask.length !== width * height) {
+        throw new Error(`segmenter ${models.segmenter.id} returned a mask of ${seg.mask.length} pixels, expected ${width}x${height}`);
+      }
+      mask = seg.mask;
+      const rle = rleEncode(mask, height, width);
+      ann.segmentation = rle;
+      let area = 0;
+      for (let i = 0; i < mask.length; i++) if (mask[i]) area++;
+      ann.area = area;
+      ann.mask_score = seg.score;
+    }
+    if (depth) {
+      const stats = regionDepthStats(depth.data, width, height, depth.unit, { mask, box });
+      if (stats) ann.depth = stats;
+    }
+    if (pick.others.length > 0) {
+      ann.runners_up = pick.others
+        .slice(0, options.maxRunnersUp)
+        .map((d) => ({ bbox: toXywh(clipBox(orderCorners(d.box), width, height) as BoxXyxy), score: d.score }));
+    }
+    annotations.push(ann);
+    overlayObjects.push({ role: pick.role, box, mask });
+  }
+
+  const imageRecord: Omit<CocoImage, 'id'> = { file_name: target.fileName, width, height, item_id: target.itemId };
+  if (target.split !== undefined) imageRecord.split = target.split;
+  const missing = picks.filter((p) => p.chosen === null).map((p) => ({ role: p.role, phrase: p.phrase, reason: p.reason! }));
+  if (missing.length > 0) imageRecord.missing = missing;
+  if (depth) {
+    const { png, scale } = await encodeDepthPng(depth);
+    imageRecord.depth_file = `depth/${stem}.png`;
+    imageRecord.depth_scale = scale;
+    await writeFileAtomic(join(options.outDir, imageRecord.depth_file), png);
+  }
+  if (options.overlays) {
+    imageRecord.overlay_file = `overlays/${stem}.png`;
+    await writeFileAtomic(join(options.outDir, imageRecord.overlay_file), await renderOverlayPng(image, overlayObjects, depth));
+  }
+  return {
+    type: 'done',
+    item_id: target.itemId,
+    image: imageRecord,
+    annotations,
+    ...(depth ? { depth: { unit: depth.unit, larger: depth.larger } } : {}),
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * 16-bit depth PNGs. Metric depth is stored in millimetres (scale 0.001, so value * scale = metres,
+ * up to 65.535 m). Relative depth has no fixed range, so each image gets its own scale
+ * (its maximum maps to 65535), recorded on the image record. 0 means "no value".
+ */
+import sharp from 'sharp';
+import type { DepthMap } from '../perception/types.js';
+
+/** Millimetres: metric depth PNG value * 0.001 = metres. */
+export const METRIC_DEPTH_SCALE = 0.001;
+
+/** Quantises a depth map to 16 bits; `scale` converts stored values back (value * scale). */
+export function quantizeDepth(map: Pick<DepthMap, 'data' | 'unit'>): { values: Uint16Array; scale: number } {
+  const { data } = map;
+  let scale = METRIC_DEPTH_SCALE;
+  if (map.unit !== 'm') {
+    let max = 0;
+    for (let i = 0; i < data.length; i++) if (data[i] > max && Number.isFinite(data[i])) max = data[i];
+    scale = max > 0 ? max / 65535 : 1;
+  }
+  const values = new Uint16Array(data.length);
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i];
+    if (!Number.isFinite(v) || v <= 0) continue;
+    values[i] = Math.min(65535, Math.round(v / scale));
+  }
+  return { values, scale };
+}
+
+/** Encodes a depth map as a 16-bit greyscale PNG. */
+export async function encodeDepthPng(map: DepthMap): Promise<{ png: Buffer; scale: number }> {
+  const { values, scale } = quantizeDepth(map);
+  const png = await encodeDepthValuesPng(values, map.width, map.height);
+  return { png, scale };
+}
+
+/** Encodes already quantised 16-bit values (row-major) as a greyscale PNG. */
+export function encodeDepthValuesPng(values: Uint16Array, width: number, height: number): Promise<Buffer> {
+  // sharp takes the sample depth from the typed array's type, so a Uint16Array stays 16-bit.
+  return sharp(values, { raw: { width, height, channels: 1 } }).toColourspace('grey16').png({ compressionLevel: 6 }).toBuffer();
+}
+
+/** Decodes a depth PNG written by {@link encodeDepthPng} back to depth values in its unit. */
+export async function decodeDepthPng(png: Buffer | string, scale: number): Promise<{ data: Float32Array; width: number; height: number }> {
+  const { data, info } = await sharp(png).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true });
+  const raw = new Uint16Array(data.buffer, data.byteOffset, data.length / 2);
+  const out = new Float32Array(raw.length);
+  for (let i = 0; i < raw.length; i++) out[i] = raw[i] === 0 ? NaN : raw[i] * scale;
+  return { data: out, width: info.width, height: info.height };
+}

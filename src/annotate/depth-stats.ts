@@ -1,0 +1,91 @@
+/**
+ * Per-object depth statistics (pure). Percentiles interpolate linearly between the closest
+ * ranks, as numpy's default does, so figures can be checked against a Python reference.
+ */
+import type { DepthUnit, ObjectDepth } from './coco.js';
+
+export type BoxXyxy = [number, number, number, number];
+
+/** Percentile `q` (0..1) of ascending-sorted values, linear between closest ranks. */
+export function percentileSorted(sorted: ArrayLike<number>, q: number): number {
+  const n = sorted.length;
+  if (n === 0) return NaN;
+  const pos = (n - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.min(lo + 1, n - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+/**
+ * Pixel index ranges covered by a box: a pixel is inside when its centre is. A box smaller than
+ * one pixel still covers the pixel holding its centre, so every detected object gets a region.
+ */
+export function boxPixelRange(box: BoxXyxy, width: number, height: number): { x0: number; x1: number; y0: number; y1: number } {
+  const clamp = (v: number, max: number) => Math.min(Math.max(v, 0), max);
+  let x0 = clamp(Math.ceil(box[0] - 0.5), width);
+  let x1 = clamp(Math.ceil(box[2] - 0.5), width);
+  let y0 = clamp(Math.ceil(box[1] - 0.5), height);
+  let y1 = clamp(Math.ceil(box[3] - 0.5), height);
+  if (x1 <= x0) {
+    x0 = clamp(Math.floor((box[0] + box[2]) / 2), width - 1);
+    x1 = x0 + 1;
+  }
+  if (y1 <= y0) {
+    y0 = clamp(Math.floor((box[1] + box[3]) / 2), height - 1);
+    y1 = y0 + 1;
+  }
+  return { x0, x1, y0, y1 };
+}
+
+/**
+ * Median, mean and p10/p90 of the finite depth values inside `mask` (row-major 0/1 at the depth
+ * map's size) or, when the mask is absent or empty, inside `box`. Null when no finite value is there.
+ */
+export function regionDepthStats(
+  depth: Float32Array,
+  width: number,
+  height: number,
+  unit: DepthUnit,
+  region: { mask?: Uint8Array; box: BoxXyxy },
+): ObjectDepth | null {
+  let values = region.mask ? collectMasked(depth, region.mask) : null;
+  let kind: 'mask' | 'box' = 'mask';
+  if (values === null || values.length === 0) {
+    values = collectBox(depth, width, height, region.box);
+    kind = 'box';
+  }
+  if (values.length === 0) return null;
+  values.sort();
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += values[i];
+  return {
+    median: percentileSorted(values, 0.5),
+    mean: sum / values.length,
+    p10: percentileSorted(values, 0.1),
+    p90: percentileSorted(values, 0.9),
+    unit,
+    region: kind,
+  };
+}
+
+function collectMasked(depth: Float32Array, mask: Uint8Array): Float64Array {
+  let n = 0;
+  for (let i = 0; i < mask.length; i++) if (mask[i] && Number.isFinite(depth[i])) n++;
+  const out = new Float64Array(n);
+  let k = 0;
+  for (let i = 0; i < mask.length; i++) if (mask[i] && Number.isFinite(depth[i])) out[k++] = depth[i];
+  return out;
+}
+
+function collectBox(depth: Float32Array, width: number, height: number, box: BoxXyxy): Float64Array {
+  if (width === 0 || height === 0) return new Float64Array(0);
+  const { x0, x1, y0, y1 } = boxPixelRange(box, width, height);
+  const out: number[] = [];
+  for (let y = y0; y < y1; y++) {
+    for (let x = x0; x < x1; x++) {
+      const v = depth[y * width + x];
+      if (Number.isFinite(v)) out.push(v);
+    }
+  }
+  return Float64Array.from(out);
+}

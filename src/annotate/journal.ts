@@ -1,0 +1,147 @@
+/**
+ * The run journal: an append-only JSON Lines file in the output folder, one fsync'd line per
+ * finished image (done or failed). It is what makes a run resumable: after a crash or Ctrl-C the
+ * next run skips every image it lists. A crash can leave a partial last line; it is cut off on open.
+ * The first line is a header holding the run's settings, so a resume cannot mix models or thresholds.
+ */
+import { closeSync, existsSync, fsyncSync, openSync, readSync, fstatSync, ftruncateSync, writeSync, rmSync } from 'node:fs';
+import { readJsonlWithLines } from '../util/jsonl.js';
+import { GsrError } from '../util/errors.js';
+import type { AnnotationInfo, CocoAnnotation, CocoImage, DepthUnit } from './coco.js';
+
+export const JOURNAL_FILE = 'journal.jsonl';
+
+/** Settings that must not change within one output folder. */
+export type RunSettings = Record<string, unknown>;
+
+export interface JournalHeader {
+  type: 'header';
+  created: string;
+  settings: RunSettings;
+}
+
+/** An image annotated: its COCO image record and annotations, before ids are assigned. */
+export interface JournalDone {
+  type: 'done';
+  item_id: string;
+  image: Omit<CocoImage, 'id'>;
+  annotations: Array<Omit<CocoAnnotation, 'id' | 'image_id' | 'category_id'>>;
+  /** The depth map's semantics, when depth was estimated (becomes `info.depth`). */
+  depth?: { unit: DepthUnit; larger: 'farther' | 'nearer' };
+}
+
+/** An image that could not be annotated, with the one-line reason. */
+export interface JournalFailed {
+  type: 'failed';
+  item_id: string;
+  file: string;
+  error: string;
+}
+
+/** The provenance (`info`) of the run that appended the records after it; the last one wins. */
+export interface JournalInfo {
+  type: 'info';
+  info: AnnotationInfo;
+}
+
+export type JournalEntry = JournalDone | JournalFailed;
+export type JournalLine = JournalHeader | JournalInfo | JournalEntry;
+
+/** Streams a journal's lines with their 1-based line numbers; a malformed line is an error naming it. */
+export async function* readJournal(path: string): AsyncGenerator<{ line: number; record: JournalLine }> {
+  for await (const { line, value } of readJsonlWithLines<JournalLine>(path)) yield { line, record: value };
+}
+
+/** Cuts a partial last line (no trailing newline) left by a crash. Returns the bytes removed. */
+export function dropPartialLastLine(path: string): number {
+  const fd = openSync(path, 'r+');
+  try {
+    const size = fstatSync(fd).size;
+    const chunk = Buffer.alloc(65536);
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - chunk.length);
+      const n = readSync(fd, chunk, 0, end - start, start);
+      const at = chunk.subarray(0, n).lastIndexOf(0x0a);
+      if (at >= 0) {
+        const keep = start + at + 1;
+        if (keep < size) ftruncateSync(fd, keep);
+        return size - keep;
+      }
+      end = start;
+    }
+    if (size > 0) ftruncateSync(fd, 0);
+    return size;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Open journal: the ids it already holds and an fsync'd appender. */
+export interface Journal {
+  readonly path: string;
+  readonly header: JournalHeader;
+  /** Final status per item id already in the journal (a later line supersedes an earlier one). */
+  readonly finished: Map<string, 'done' | 'failed'>;
+  append(entry: JournalEntry | JournalInfo): void;
+  close(): void;
+}
+
+function describeDifference(a: RunSettings, b: RunSettings): string {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  const diff = keys.filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+  return diff.map((k) => `${k}: ${JSON.stringify(a[k])} -> ${JSON.stringify(b[k])}`).join('; ');
+}
+
+/**
+ * Opens (or starts) the journal at `path`. An existing journal written with other settings is
+ * an error unless `restart` is set, which discards it.
+ */
+export async function openJournal(path: string, settings: RunSettings, options: { restart?: boolean } = {}): Promise<Journal> {
+  if (options.restart) rmSync(path, { force: true });
+  let header: JournalHeader | undefined;
+  const finished = new Map<string, 'done' | 'failed'>();
+  if (existsSync(path)) {
+    dropPartialLastLine(path);
+    for await (const { line, record } of readJournal(path)) {
+      if (record.type === 'header') {
+        if (line !== 1 || header) throw new GsrError(`${path}:${line}: unexpected journal header`);
+        header = record;
+      } else if (record.type === 'info') {
+        continue;
+      } else if (record.type === 'done' || record.type === 'failed') {
+        finished.set(record.item_id, record.type);
+      } else {
+        throw new GsrError(`${path}:${line}: unknown journal record type`);
+      }
+    }
+    if (header) {
+      const diff = describeDifference(header.settings, settings);
+      if (diff !== '') {
+        throw new GsrError(`${path} was written with other settings (${diff}); use another --out or pass --restart`);
+      }
+    }
+  }
+  const fd = openSync(path, 'a');
+  const writeLine = (value: unknown) => {
+    writeSync(fd, JSON.stringify(value) + '\n');
+    fsyncSync(fd);
+  };
+  if (!header) {
+    if (finished.size > 0) throw new GsrError(`${path}: journal has no header line (delete it or pass --restart)`);
+    header = { type: 'header', created: new Date().toISOString(), settings };
+    writeLine(header);
+  }
+  return {
+    path,
+    header,
+    finished,
+    append(entry) {
+      writeLine(entry);
+      if (entry.type !== 'info') finished.set(entry.item_id, entry.type);
+    },
+    close() {
+      closeSync(fd);
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Provenance of the models a run used, for `info.models`: the sha256 of each file actually loaded
+ * (hashed here, streaming, so the record holds even for files placed by hand) and whether it
+ * matches the manifest, plus the thresholds in effect (manifest defaults overridden by parameters).
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { getManifest, modelFilePath } from '../perception/manifest.js';
+import type { ModelLoadOptions } from '../perception/types.js';
+
+export interface ModelRecord {
+  id: string;
+  task: string;
+  /** sha256 of the model's first file (its only one for single-file models); null when unknown. */
+  sha256: string | null;
+  files?: Array<{ role: string; path: string; sha256: string; matches_manifest: boolean | null }>;
+}
+
+/** sha256 of a file, streamed. */
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+const THRESHOLD_KEY = /threshold|iou/i;
+
+/**
+ * Describes model `id` as loaded with `opts`. Models without a manifest (plug-ins registered by
+ * users or tests) get a null sha256 and no thresholds from here.
+ */
+export async function describeModel(
+  id: string,
+  task: string,
+  opts: Pick<ModelLoadOptions, 'modelsDir' | 'files' | 'params'>,
+): Promise<{ record: ModelRecord; thresholds: Record<string, number> }> {
+  let manifest;
+  try {
+    manifest = await getManifest(id);
+  } catch {
+    return { record: { id, task, sha256: null }, thresholds: {} };
+  }
+  const files: NonNullable<ModelRecord['files']> = [];
+  for (const f of manifest.files) {
+    const path = modelFilePath(manifest, f.role, opts.modelsDir, opts.files);
+    if (!existsSync(path)) continue;
+    const sha256 = await sha256File(path);
+    files.push({ role: f.role, path, sha256, matches_manifest: f.sha256 === null ? null : f.sha256 === sha256 });
+  }
+  const thresholds: Record<string, number> = {};
+  for (const [k, v] of Object.entries(manifest.postprocess)) {
+    if (typeof v === 'number' && THRESHOLD_KEY.test(k)) thresholds[k] = v;
+  }
+  for (const [k, v] of Object.entries(opts.params ?? {})) {
+    if (k in thresholds) thresholds[k] = Number(v);
+  }
+  return { record: { id, task, sha256: files[0]?.sha256 ?? null, ...(files.length ? { files } : {}) }, thresholds };
+}

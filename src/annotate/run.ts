@@ -1,0 +1,220 @@
+/**
+ * `gsr annotate` as a library call: loads the models once, streams the images through them in
+ * order (decoding up to `batch` images ahead), journals every finished image, and rebuilds
+ * annotations.json atomically from the journal periodically and at the end. A bad image is
+ * recorded as a failure and the run goes on; a resumed run skips what the journal holds.
+ */
+import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { loadImage } from '../perception/image.js';
+import { cudaProviderInstalled } from '../perception/runtime.js';
+import { depthEstimators, detectors, segmenters } from '../perception/registry.js';
+import type { Device, ModelLoadOptions, RgbImage } from '../perception/types.js';
+import { errorMessage } from '../util/errors.js';
+import type { Progress } from '../util/progress.js';
+import { VERSION } from '../version.js';
+import { annotateImage, type PerceptionModels } from './annotate-image.js';
+import { writeAnnotationsFromJournal, type AnnotateSummary } from './assemble.js';
+import type { AnnotationInfo } from './coco.js';
+import { JOURNAL_FILE, openJournal } from './journal.js';
+import { describeModel, type ModelRecord } from './provenance.js';
+import type { AnnotateTarget } from './targets.js';
+
+export const ANNOTATIONS_FILE = 'annotations.json';
+
+export interface AnnotateOptions {
+  targets: AnnotateTarget[];
+  outDir: string;
+  detector: string;
+  /** Segmenter id, or null/undefined for boxes only. */
+  segmenter?: string | null;
+  /** Depth model id, or null/undefined for no depth. */
+  depth?: string | null;
+  modelsDir: string;
+  device: Device;
+  threads?: number;
+  /** Port parameters (thresholds etc.), passed to every model and recorded in `info.thresholds`. */
+  params?: Record<string, number | string>;
+  /** Explicit model files by role, passed to the model factories. */
+  files?: ModelLoadOptions['files'];
+  /** Images decoded ahead of the models (default 2). */
+  batch?: number;
+  overlays?: boolean;
+  /** Discard an existing journal in `outDir` and start over. */
+  restart?: boolean;
+  /** Annotate again the images a previous run recorded as failed. */
+  retryFailed?: boolean;
+  /** Lower-scoring boxes recorded per object (default 5). */
+  maxRunnersUp?: number;
+  /** Rebuild annotations.json at most this often during a run (default 60 s). */
+  rebuildEveryMs?: number;
+  /** Stops after the current image; the output is still rebuilt and valid. */
+  signal?: AbortSignal;
+  progress?: Progress;
+}
+
+export interface AnnotateRunSummary extends AnnotateSummary {
+  images_total: number;
+  /** Finished by an earlier run and not redone. */
+  images_skipped: number;
+  /** Annotated or failed in this run. */
+  images_processed: number;
+  interrupted: boolean;
+  /** Wall time of the whole call, including model loading. */
+  seconds: number;
+  /** Model loading and provenance hashing. */
+  load_seconds: number;
+  /** Images processed in this run per second of the image loop (loading excluded). */
+  images_per_second: number;
+  annotations_file: string;
+  device: string;
+}
+
+/** Optional provenance a model plug-in may expose (overrides what is derived from its manifest). */
+interface PluginProvenance {
+  sha256?: string | null;
+  device?: string;
+  thresholds?: Record<string, number>;
+}
+
+function provenanceOf(model: object | undefined): PluginProvenance {
+  return (model as { provenance?: PluginProvenance } | undefined)?.provenance ?? {};
+}
+
+async function loadModels(o: AnnotateOptions): Promise<PerceptionModels> {
+  const load: ModelLoadOptions = { modelsDir: o.modelsDir, device: o.device, threads: o.threads, params: o.params, files: o.files };
+  const models: PerceptionModels = { detector: await detectors.get(o.detector)(load) };
+  try {
+    if (o.segmenter) models.segmenter = await segmenters.get(o.segmenter)(load);
+    if (o.depth) models.depth = await depthEstimators.get(o.depth)(load);
+  } catch (err) {
+    await disposeModels(models);
+    throw err;
+  }
+  return models;
+}
+
+async function disposeModels(models: Partial<PerceptionModels>): Promise<void> {
+  for (const m of [models.detector, models.segmenter, models.depth]) await m?.dispose().catch(() => undefined);
+}
+
+/** The device a run used, as far as it can be known without the plug-ins saying. */
+function deviceOf(o: AnnotateOptions): string {
+  if (o.device === 'auto' && !cudaProviderInstalled()) return 'cpu';
+  return o.device;
+}
+
+async function buildInfo(o: AnnotateOptions, created: string, models: PerceptionModels | null): Promise<AnnotationInfo> {
+  const thresholds: Record<string, number> = {};
+  const pluginThresholds: Record<string, number> = {};
+  const list: ModelRecord[] = [];
+  const devices = new Set<string>();
+  const tasks: Array<[string, string | null | undefined, object | undefined]> = [
+    ['detection', o.detector, models?.detector],
+    ['segmentation', o.segmenter, models?.segmenter],
+    ['depth', o.depth, models?.depth],
+  ];
+  for (const [task, id, model] of tasks) {
+    if (!id) continue;
+    const described = models ? await describeModel(id, task, o) : { record: { id, task, sha256: null }, thresholds: {} };
+    const p = provenanceOf(model);
+    if (p.sha256 !== undefined) described.record.sha256 = p.sha256;
+    list.push(described.record);
+    Object.assign(thresholds, described.thresholds);
+    Object.assign(pluginThresholds, p.thresholds ?? {});
+    devices.add(p.device ?? deviceOf(o));
+  }
+  // What a plug-in reports it uses wins over the parameters asked for.
+  for (const [k, v] of Object.entries(o.params ?? {})) if (typeof v === 'number') thresholds[k] = v;
+  Object.assign(thresholds, pluginThresholds);
+  return {
+    tool: 'gsr-bench',
+    version: VERSION,
+    date_created: created,
+    source: 'auto',
+    models: list,
+    thresholds,
+    device: [...devices].join('+') || deviceOf(o),
+  };
+}
+
+/** Runs the annotation; returns the summary over everything in the output folder. */
+export async function annotate(o: AnnotateOptions): Promise<AnnotateRunSummary> {
+  const started = Date.now();
+  await mkdir(o.outDir, { recursive: true });
+  const settings = { detector: o.detector, segmenter: o.segmenter ?? null, depth: o.depth ?? null, params: o.params ?? {} };
+  const journal = await openJournal(join(o.outDir, JOURNAL_FILE), settings, { restart: o.restart });
+  const annotationsPath = join(o.outDir, ANNOTATIONS_FILE);
+  const isFinished = (t: AnnotateTarget) => {
+    const status = journal.finished.get(t.itemId);
+    return status === 'done' || (status === 'failed' && !o.retryFailed);
+  };
+  const todo = o.targets.filter((t) => !isFinished(t));
+  let models: PerceptionModels | null = null;
+  let processed = 0;
+  let interrupted = false;
+  let loopStarted = Date.now();
+  let info = await buildInfo(o, journal.header.created, null);
+  try {
+    if (todo.length > 0) {
+      models = await loadModels(o);
+      info = await buildInfo(o, journal.header.created, models);
+      journal.append({ type: 'info', info });
+      loopStarted = Date.now();
+      const batch = Math.max(1, o.batch ?? 2);
+      const queue: Array<{ target: AnnotateTarget; image: Promise<RgbImage> }> = [];
+      let next = 0;
+      const fill = () => {
+        while (queue.length < batch && next < todo.length) {
+          const target = todo[next++];
+          const image = loadImage(target.imagePath, target.fileName);
+          image.catch(() => undefined); // handled when its turn comes
+          queue.push({ target, image });
+        }
+      };
+      let lastRebuild = Date.now();
+      fill();
+      while (queue.length > 0) {
+        if (o.signal?.aborted) {
+          interrupted = true;
+          break;
+        }
+        const { target, image } = queue.shift()!;
+        fill();
+        let failed = false;
+        try {
+          journal.append(await annotateImage(await image, target, models, { outDir: o.outDir, overlays: o.overlays ?? false, maxRunnersUp: o.maxRunnersUp ?? 5 }));
+        } catch (err) {
+          failed = true;
+          journal.append({ type: 'failed', item_id: target.itemId, file: target.imagePath, error: errorMessage(err).split('\n')[0] });
+        }
+        processed++;
+        o.progress?.tick(1, failed);
+        if (Date.now() - lastRebuild >= (o.rebuildEveryMs ?? 60_000)) {
+          await writeAnnotationsFromJournal(journal.path, annotationsPath, info);
+          lastRebuild = Date.now();
+        }
+      }
+    }
+  } finally {
+    o.progress?.stop();
+    journal.close();
+    if (models) await disposeModels(models);
+  }
+  const loopSeconds = (Date.now() - loopStarted) / 1000;
+  const summary = await writeAnnotationsFromJournal(journal.path, annotationsPath, info);
+  const seconds = (Date.now() - started) / 1000;
+  const r3 = (v: number) => Math.round(v * 1000) / 1000;
+  return {
+    images_total: o.targets.length,
+    images_skipped: o.targets.length - todo.length,
+    images_processed: processed,
+    ...summary,
+    interrupted,
+    seconds: r3(seconds),
+    load_seconds: r3((loopStarted - started) / 1000),
+    images_per_second: processed > 0 && loopSeconds > 0 ? Math.round((processed / loopSeconds) * 100) / 100 : 0,
+    annotations_file: annotationsPath,
+    device: info.device ?? o.device,
+  };
+}

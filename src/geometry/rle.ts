@@ -1,0 +1,260 @@
+/**
+ * COCO run-length encoding, byte-compatible with pycocotools' compressed `counts` strings.
+ *
+ * Layout (pycocotools maskApi.c): the mask is read column-major (x outer, y inner); runs alternate
+ * 0, 1, 0, ... starting with a (possibly empty) run of zeros. The string stores each count as
+ * little-endian 5-bit groups, each char = group + 48, bit 0x20 = "more groups follow", bit 0x10 of
+ * the last group = sign. From index 3 on, a count is stored as the difference to the count two
+ * places back (the previous run of the same value).
+ */
+import { GsrError } from '../util/errors.js';
+
+/** A compressed COCO RLE, as in COCO JSON `segmentation`. */
+export interface Rle {
+  size: [number, number];
+  counts: string;
+}
+
+/** An uncompressed RLE: run lengths, zeros first. */
+export interface RleRuns {
+  size: [number, number];
+  counts: number[];
+}
+
+function checkSize(height: number, width: number): void {
+  if (!Number.isInteger(height) || !Number.isInteger(width) || height < 0 || width < 0) {
+    throw new GsrError(`RLE size must be non-negative integers, got [${height}, ${width}]`);
+  }
+}
+
+/** Run lengths (zeros first) of a row-major mask; any non-zero value counts as 1. */
+export function maskToRuns(mask: ArrayLike<number>, height: number, width: number): number[] {
+  checkSize(height, width);
+  if (mask.length !== height * width) {
+    throw new GsrError(`mask has ${mask.length} values, expected ${height}x${width} = ${height * width}`);
+  }
+  const runs: number[] = [];
+  let prev = 0;
+  let run = 0;
+  for (let x = 0; x < width; x++) {
+    for (let i = x; i < mask.length; i += width) {
+      const v = mask[i] !== 0 ? 1 : 0;
+      if (v !== prev) {
+        runs.push(run);
+        run = 0;
+        prev = v;
+      }
+      run++;
+    }
+  }
+  runs.push(run);
+  return runs;
+}
+
+/** Encodes run lengths as a pycocotools compressed string. */
+export function runsToString(runs: readonly number[]): string {
+  const codes: number[] = [];
+  for (let i = 0; i < runs.length; i++) {
+    let x = runs[i];
+    if (i > 2) x -= runs[i - 2];
+    let more = true;
+    while (more) {
+      // Floor division keeps the arithmetic shift semantics for negatives beyond 32 bits.
+      const group = x - Math.floor(x / 32) * 32;
+      x = Math.floor(x / 32);
+      more = group & 0x10 ? x !== -1 : x !== 0;
+      codes.push((more ? group | 0x20 : group) + 48);
+    }
+  }
+  let out = '';
+  for (let i = 0; i < codes.length; i += 8192) out += String.fromCharCode(...codes.slice(i, i + 8192));
+  return out;
+}
+
+/** Decodes a pycocotools compressed string into run lengths; malformed strings throw GsrError. */
+export function stringToRuns(counts: string): number[] {
+  const runs: number[] = [];
+  let p = 0;
+  while (p < counts.length) {
+    let x = 0;
+    let scale = 1;
+    let more = true;
+    while (more) {
+      if (p >= counts.length) throw new GsrError(`malformed RLE counts: truncated at char ${p}`);
+      const c = counts.charCodeAt(p) - 48;
+      if (c < 0 || c > 63) throw new GsrError(`malformed RLE counts: bad char ${JSON.stringify(counts[p])} at ${p}`);
+      x += (c & 0x1f) * scale;
+      scale *= 32;
+      more = (c & 0x20) !== 0;
+      p++;
+      if (!more && c & 0x10) x -= scale;
+    }
+    if (runs.length > 2) x += runs[runs.length - 2];
+    runs.push(x);
+  }
+  return runs;
+}
+
+function checkRuns(runs: readonly number[], size: [number, number], what: string): void {
+  let total = 0;
+  for (const r of runs) {
+    if (!Number.isInteger(r) || r < 0) throw new GsrError(`${what}: negative or non-integer run ${r}`);
+    total += r;
+  }
+  if (total !== size[0] * size[1]) {
+    throw new GsrError(`${what}: runs sum to ${total}, expected ${size[0]}x${size[1]} = ${size[0] * size[1]}`);
+  }
+}
+
+/** Run lengths of a compressed or uncompressed RLE, validated against its size. */
+export function rleRuns(rle: Rle | RleRuns): number[] {
+  if (!rle || !Array.isArray(rle.size) || rle.size.length !== 2) throw new GsrError('RLE needs size [h, w]');
+  checkSize(rle.size[0], rle.size[1]);
+  const runs = typeof rle.counts === 'string' ? stringToRuns(rle.counts) : [...rle.counts];
+  checkRuns(runs, rle.size, 'RLE');
+  return runs;
+}
+
+/** Encodes a row-major 0/1 mask as a pycocotools compressed RLE. */
+export function rleEncode(mask: ArrayLike<number>, height: number, width: number): Rle {
+  return { size: [height, width], counts: runsToString(maskToRuns(mask, height, width)) };
+}
+
+/** Decodes an RLE into a row-major 0/1 mask. */
+export function rleDecode(rle: Rle | RleRuns): Uint8Array {
+  const runs = rleRuns(rle);
+  const [h, w] = rle.size;
+  const mask = new Uint8Array(h * w);
+  let pos = 0; // column-major position
+  for (let j = 0; j < runs.length; j++) {
+    const end = pos + runs[j];
+    if (j % 2 === 1) {
+      for (let k = pos; k < end; k++) {
+        const y = k % h;
+        mask[y * w + (k - y) / h] = 1;
+      }
+    }
+    pos = end;
+  }
+  return mask;
+}
+
+/** Number of pixels set (pycocotools `area`). */
+export function rleArea(rle: Rle | RleRuns): number {
+  const runs = rleRuns(rle);
+  let area = 0;
+  for (let j = 1; j < runs.length; j += 2) area += runs[j];
+  return area;
+}
+
+/** Tight box [x, y, w, h] around the set pixels, pycocotools `toBbox` convention; [0,0,0,0] if empty. */
+export function rleToBbox(rle: Rle | RleRuns): [number, number, number, number] {
+  const runs = rleRuns(rle);
+  const [h, w] = rle.size;
+  const m = runs.length - (runs.length % 2);
+  if (m === 0 || h === 0) return [0, 0, 0, 0];
+  let xs = w;
+  let ys = h;
+  let xe = 0;
+  let ye = 0;
+  let xp = 0;
+  let cc = 0;
+  let any = false;
+  for (let j = 0; j < m; j++) {
+    cc += runs[j];
+    if (j % 2 === 1 && runs[j] === 0) continue;
+    if (j % 2 === 1) any = true;
+    const t = cc - (j % 2); // first pixel of a ones run (even j), last pixel of it (odd j)
+    const y = t % h;
+    const x = (t - y) / h;
+    if (j % 2 === 0) xp = x;
+    else if (xp < x) {
+      // The run wraps into a later column, so it covers every row.
+      ys = 0;
+      ye = h - 1;
+    }
+    xs = Math.min(xs, x);
+    xe = Math.max(xe, x);
+    ys = Math.min(ys, y);
+    ye = Math.max(ye, y);
+  }
+  if (!any) return [0, 0, 0, 0];
+  return [xs, ys, xe - xs + 1, ye - ys + 1];
+}
+
+/** Combines two run lists pixel-wise (union or intersection), giving canonical runs. */
+function combineRuns(a: readonly number[], b: readonly number[], op: 'or' | 'and'): number[] {
+  const out: number[] = [];
+  let ia = 0;
+  let ib = 0;
+  let leftA = a[0] ?? 0;
+  let leftB = b[0] ?? 0;
+  let va = 0;
+  let vb = 0;
+  let cur = 0;
+  let run = 0;
+  for (;;) {
+    while (leftA === 0 && ia + 1 < a.length) {
+      leftA = a[++ia];
+      va ^= 1;
+    }
+    while (leftB === 0 && ib + 1 < b.length) {
+      leftB = b[++ib];
+      vb ^= 1;
+    }
+    if (leftA === 0 || leftB === 0) break;
+    const step = Math.min(leftA, leftB);
+    const v = op === 'or' ? va | vb : va & vb;
+    if (v !== cur) {
+      out.push(run);
+      run = 0;
+      cur = v;
+    }
+    run += step;
+    leftA -= step;
+    leftB -= step;
+  }
+  out.push(run);
+  return out;
+}
+
+function sameSize(a: Rle | RleRuns, b: Rle | RleRuns): void {
+  if (a.size[0] !== b.size[0] || a.size[1] !== b.size[1]) {
+    throw new GsrError(`RLE sizes differ: [${a.size}] vs [${b.size}]`);
+  }
+}
+
+function combine(rles: ReadonlyArray<Rle | RleRuns>, op: 'or' | 'and'): Rle {
+  if (rles.length === 0) throw new GsrError('cannot merge an empty list of RLEs');
+  let runs = rleRuns(rles[0]);
+  for (let i = 1; i < rles.length; i++) {
+    sameSize(rles[0], rles[i]);
+    runs = combineRuns(runs, rleRuns(rles[i]), op);
+  }
+  return { size: [rles[0].size[0], rles[0].size[1]], counts: runsToString(runs) };
+}
+
+/** Union of masks of one size (pycocotools `merge(rles, intersect=0)`). */
+export function rleMerge(rles: ReadonlyArray<Rle | RleRuns>): Rle {
+  return combine(rles, 'or');
+}
+
+/** Intersection of masks of one size (pycocotools `merge(rles, intersect=1)`). */
+export function rleIntersect(rles: ReadonlyArray<Rle | RleRuns>): Rle {
+  return combine(rles, 'and');
+}
+
+/** Intersection over union of two masks; 0 when both are empty (never NaN). */
+export function rleIou(a: Rle | RleRuns, b: Rle | RleRuns): number {
+  sameSize(a, b);
+  const ra = rleRuns(a);
+  const rb = rleRuns(b);
+  let inter = 0;
+  for (const [j, r] of combineRuns(ra, rb, 'and').entries()) if (j % 2 === 1) inter += r;
+  let areaA = 0;
+  let areaB = 0;
+  for (let j = 1; j < ra.length; j += 2) areaA += ra[j];
+  for (let j = 1; j < rb.length; j += 2) areaB += rb[j];
+  const union = areaA + areaB - inter;
+  return union > 0 ? inter / union : 0;
+}

@@ -1,0 +1,34 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { AnswerError } from './errors.js';
+
+const MIME: Record<string, string> = { '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp', '.gif': 'image/gif' };
+
+/**
+ * base64 data URLs of image files, with a small LRU: the rotations of one item share an image and
+ * are usually asked close together, so a few entries save most re-reads.
+ */
+export class DataUrlCache {
+  private readonly entries = new Map<string, Promise<string>>();
+  constructor(private readonly capacity = 64) {}
+
+  get(path: string): Promise<string> {
+    const hit = this.entries.get(path);
+    if (hit !== undefined) {
+      this.entries.delete(path);
+      this.entries.set(path, hit);
+      return hit;
+    }
+    const mime = MIME[extname(path).toLowerCase()] ?? 'application/octet-stream';
+    const loading = readFile(path).then(
+      (bytes) => `data:${mime};base64,${bytes.toString('base64')}`,
+      (err: NodeJS.ErrnoException) => {
+        this.entries.delete(path);
+        throw new AnswerError(`cannot read image ${path}: ${err.code ?? err.message}`, false);
+      },
+    );
+    this.entries.set(path, loading);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    return loading;
+  }
+}

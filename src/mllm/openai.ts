@@ -1,0 +1,106 @@
+import { GsrError } from '../util/errors.js';
+import type { PromptRecord } from '../prompts/types.js';
+import { AnswerError } from './errors.js';
+import { DataUrlCache } from './image-url.js';
+import { answerers, type AnswererOptions } from './registry.js';
+import { isRetryableStatus, parseRetryAfter } from './retry.js';
+import type { Answerer } from './types.js';
+
+export interface OpenAiOptions {
+  model: string;
+  /** Endpoint root, e.g. http://localhost:8000/v1 (`/chat/completions` is appended). */
+  baseUrl: string;
+  /** Name of the environment variable holding the API key; the key itself is never stored. */
+  apiKeyEnv?: string;
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+  seed?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+function textOf(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  // Some servers return content as an array of typed parts.
+  if (Array.isArray(content)) {
+    const parts = content.filter((p) => p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string');
+    if (parts.length > 0) return parts.map((p) => (p as { text: string }).text).join('');
+  }
+  return undefined;
+}
+
+/**
+ * An OpenAI-compatible Chat Completions client (vLLM, SGLang, Ollama, LM Studio, llama.cpp, hosted
+ * APIs): the image goes as a base64 data URL, over plain fetch. Errors carry no API key.
+ */
+export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
+  let url: URL;
+  try {
+    url = new URL(opts.baseUrl.replace(/\/+$/, '') + '/chat/completions');
+  } catch {
+    throw new GsrError(`--base-url is not a valid URL: "${opts.baseUrl}"`);
+  }
+  const env = opts.env ?? process.env;
+  let apiKey: string | undefined;
+  if (opts.apiKeyEnv !== undefined) {
+    apiKey = env[opts.apiKeyEnv];
+    if (apiKey === undefined || apiKey === '') throw new GsrError(`environment variable ${opts.apiKeyEnv} (named by --api-key-env) is not set`);
+  }
+  const scrub = (s: string) => (apiKey ? s.split(apiKey).join('***') : s);
+  const images = new DataUrlCache();
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+
+  return {
+    name: `openai:${opts.model}`,
+    async answer(prompt: PromptRecord, signal: AbortSignal): Promise<string> {
+      const imageUrl = await images.get(prompt.image);
+      const body = JSON.stringify({
+        model: opts.model,
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: imageUrl } }, { type: 'text', text: prompt.text }] }],
+        temperature: opts.temperature,
+        max_tokens: opts.maxTokens,
+        top_p: opts.topP,
+        seed: opts.seed,
+      });
+      let res: Response;
+      let text: string;
+      try {
+        res = await fetch(url, { method: 'POST', headers, body, signal });
+        text = await res.text();
+      } catch (err) {
+        if (signal.aborted) throw err; // the runner tells timeouts from interrupts
+        const e = err as { message?: string; cause?: { code?: string; message?: string } };
+        throw new AnswerError(scrub(`connection error: ${e.cause?.code ?? e.cause?.message ?? e.message ?? String(err)}`), true);
+      }
+      if (!res.ok) {
+        const snippet = text.replace(/\s+/g, ' ').slice(0, 200);
+        throw new AnswerError(scrub(`HTTP ${res.status}${snippet ? `: ${snippet}` : ''}`), isRetryableStatus(res.status), res.status, parseRetryAfter((n) => res.headers.get(n)));
+      }
+      let json: { choices?: Array<{ message?: { content?: unknown }; finish_reason?: string }> };
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw new AnswerError(`malformed JSON in response (${text.length} bytes)`, true, res.status);
+      }
+      const choice = Array.isArray(json?.choices) ? json.choices[0] : undefined;
+      if (choice === undefined) throw new AnswerError('response has no choices', true, res.status);
+      const content = textOf(choice?.message?.content);
+      if (content === undefined) throw new AnswerError(`response has no message content (finish_reason ${choice?.finish_reason ?? 'none'})`, false, res.status);
+      return content;
+    },
+  };
+}
+
+if (!answerers.has('openai')) answerers.register('openai', async (o: AnswererOptions) => {
+  if (o.baseUrl === undefined) throw new GsrError('the openai answerer needs --base-url');
+  return createOpenAiAnswerer({
+    model: o.model,
+    baseUrl: o.baseUrl,
+    apiKeyEnv: o.apiKeyEnv,
+    temperature: o.temperature,
+    maxTokens: o.maxTokens,
+    topP: typeof o.topP === 'number' ? o.topP : undefined,
+    seed: o.seed,
+  });
+});

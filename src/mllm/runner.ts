@@ -1,0 +1,211 @@
+import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PromptRecord } from '../prompts/types.js';
+import { parsePromptRecord } from '../prompts/schema.js';
+import { readJsonl } from '../util/jsonl.js';
+import { classifyError, DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
+import type { GenerationSettings, RunStore } from './store.js';
+import type { Answerer } from './types.js';
+
+export interface RunOptions {
+  /** Prompt JSONL file. */
+  prompts: string;
+  store: RunStore;
+  answerer: Answerer;
+  /** Model name and generation settings: with the prompt key they identify a response. */
+  settings: GenerationSettings;
+  concurrency?: number;
+  /** Per-attempt limit, including reading the whole body. */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Ask prompts whose stored response failed again (default true). */
+  retryFailed?: boolean;
+  /** Stop dispatching after this many new requests (smoke runs). */
+  limit?: number;
+  /** Aborting stops dispatch, cancels in-flight requests and releases their claims. */
+  signal?: AbortSignal;
+  onResult?: (event: { key: string; status: 'ok' | 'failed' | 'done' | 'busy'; error?: string }) => void;
+  /** Called once the number of prompts to send is known. */
+  onStart?: (info: { total: number; toSend: number }) => void;
+}
+
+export interface RunSummary {
+  model: string;
+  settings_id: string;
+  /** Valid prompts in the file (duplicates counted once). */
+  prompts: number;
+  /** Already answered before this run (not sent). */
+  cached: number;
+  /** Answered ok in this run. */
+  ok: number;
+  /** Failed after the retry budget (or not retryable) in this run, by reason. */
+  failed: number;
+  failures: Record<string, number>;
+  /** Held by another live runner on the same store. */
+  busy: number;
+  /** Not sent because the run was interrupted or hit --limit. */
+  not_sent: number;
+  /** Lines that are not valid prompts, with file:line and reason (first 20). */
+  invalid: number;
+  invalid_lines: string[];
+  duplicates: number;
+  /** HTTP requests (attempts) made in this run. */
+  requests: number;
+  elapsed_ms: number;
+  interrupted: boolean;
+}
+
+function reasonClass(reason: string): string {
+  return reason.replace(/:.*$/s, '').slice(0, 60);
+}
+
+/** Resolves or rejects with the promise, or rejects when the signal aborts (for answerers that ignore it). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    );
+  });
+}
+
+/**
+ * Sends every prompt of a file that has no ok response yet through an answerer, with bounded
+ * concurrency, per-attempt timeouts and retries, committing each response to the store as it arrives.
+ */
+export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
+  const started = Date.now();
+  const { store, answerer, settings } = opts;
+  const model = settings.model;
+  const sid = store.registerSettings(settings);
+  const concurrency = Math.max(1, opts.concurrency ?? 8);
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
+  // Internal abort: a store failure in one worker stops the others instead of leaving them running.
+  const fatal = new AbortController();
+  const runSignal = opts.signal ? AbortSignal.any([opts.signal, fatal.signal]) : fatal.signal;
+  setMaxListeners(0, runSignal); // every worker waits on it; more than 10 is expected
+  // A claim outlives the longest an attempt sequence can take, so a live runner's claim never lapses.
+  const leaseMs = (policy.maxRetries + 1) * (timeoutMs + Math.max(policy.maxDelayMs, policy.maxRetryAfterMs)) + 60_000;
+  const summary: RunSummary = {
+    model, settings_id: sid, prompts: 0, cached: 0, ok: 0, failed: 0, failures: {}, busy: 0, not_sent: 0,
+    invalid: 0, invalid_lines: [], duplicates: 0, requests: 0, elapsed_ms: 0, interrupted: false,
+  };
+
+  // Pass 1: validate, drop duplicates and what is done; count what to send.
+  const done = store.doneKeys(model, sid);
+  const failedBefore = opts.retryFailed === false ? new Set([...store.responses({ model, settings: sid })].filter((r) => r.status === 'failed').map((r) => r.key)) : undefined;
+  const seen = new Set<string>();
+  let toSend = 0;
+  let line = 0;
+  for await (const raw of readJsonl<unknown>(opts.prompts)) {
+    line++;
+    const parsed = parsePromptRecord(raw);
+    if ('error' in parsed) {
+      summary.invalid++;
+      if (summary.invalid_lines.length < 20) summary.invalid_lines.push(`${opts.prompts}:record ${line}: ${parsed.error}`);
+      continue;
+    }
+    const key = parsed.prompt.key;
+    if (seen.has(key)) {
+      summary.duplicates++;
+      continue;
+    }
+    seen.add(key);
+    summary.prompts++;
+    if (done.has(key) || failedBefore?.has(key)) summary.cached++;
+    else toSend++;
+  }
+  seen.clear();
+  const limit = opts.limit ?? Infinity;
+  opts.onStart?.({ total: summary.prompts, toSend: Math.min(toSend, limit) });
+
+  // Pass 2: stream the file again and dispatch to `concurrency` workers.
+  async function* pending(): AsyncGenerator<PromptRecord> {
+    let dispatched = 0;
+    for await (const raw of readJsonl<unknown>(opts.prompts)) {
+      const parsed = parsePromptRecord(raw);
+      if ('error' in parsed) continue;
+      const p = parsed.prompt;
+      if (seen.has(p.key) || done.has(p.key) || failedBefore?.has(p.key)) continue;
+      seen.add(p.key);
+      if (runSignal.aborted || dispatched >= limit) {
+        summary.not_sent++;
+        continue;
+      }
+      dispatched++;
+      yield p;
+    }
+  }
+
+  async function ask(p: PromptRecord): Promise<void> {
+    const claim = store.claim(p.key, model, sid, leaseMs);
+    if (claim !== 'claimed') {
+      summary[claim === 'done' ? 'cached' : 'busy']++;
+      opts.onResult?.({ key: p.key, status: claim });
+      return;
+    }
+    const startedAt = new Date().toISOString();
+    let attempts = 0;
+    for (;;) {
+      attempts++;
+      summary.requests++;
+      const attemptSignal = AbortSignal.any([runSignal, AbortSignal.timeout(timeoutMs)]);
+      const t0 = performance.now();
+      let output: string | undefined;
+      let failure: ReturnType<typeof classifyError> | undefined;
+      try {
+        output = await raceAbort(answerer.answer(p, attemptSignal), attemptSignal);
+      } catch (err) {
+        if (runSignal.aborted) break;
+        failure = attemptSignal.aborted ? { retryable: true, reason: `timeout after ${timeoutMs} ms` } : classifyError(err);
+      }
+      const latency = performance.now() - t0;
+      if (output !== undefined || !failure!.retryable || attempts > policy.maxRetries) {
+        const status = output !== undefined ? 'ok' : 'failed';
+        const error = failure ? (failure.retryable ? `${failure.reason} (gave up after ${attempts} attempts)` : failure.reason) : null;
+        store.commit({
+          key: p.key, model, settings: sid, status, output: output ?? '', error, attempts,
+          latency_ms: Math.round(latency * 10) / 10, started_at: startedAt, finished_at: new Date().toISOString(),
+          item: p.item, split: p.split, task: p.task, permutation: p.permutation, role: p.role ?? null, rotation: p.rotation, source: 'run',
+        });
+        if (status === 'ok') summary.ok++;
+        else {
+          summary.failed++;
+          const cls = reasonClass(failure!.reason);
+          summary.failures[cls] = (summary.failures[cls] ?? 0) + 1;
+        }
+        opts.onResult?.({ key: p.key, status, error: error ?? undefined });
+        return;
+      }
+      try {
+        await sleep(retryDelayMs(attempts, policy, failure!.retryAfterMs), undefined, { signal: runSignal });
+      } catch {
+        break;
+      }
+    }
+    store.release(p.key, model, sid);
+    summary.not_sent++;
+  }
+
+  const queue = pending();
+  const workers = Array.from({ length: concurrency }, async () => {
+    for (;;) {
+      const next = await queue.next();
+      if (next.done) return;
+      try {
+        await ask(next.value);
+      } catch (err) {
+        fatal.abort(err);
+        throw err;
+      }
+    }
+  });
+  await Promise.all(workers);
+  summary.interrupted = runSignal.aborted;
+  summary.elapsed_ms = Date.now() - started;
+  return summary;
+}

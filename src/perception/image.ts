@@ -1,0 +1,106 @@
+/**
+ * Image decoding for every perception port: one place turns a file into 8-bit sRGB pixels.
+ */
+import { stat } from 'node:fs/promises';
+import sharp from 'sharp';
+import { GsrError, errorMessage } from '../util/errors.js';
+import type { RgbImage } from './types.js';
+
+/** A file path, or encoded bytes. */
+export type ImageSource = string | Uint8Array;
+
+function sourceName(source: ImageSource, label?: string): string {
+  return label ?? (typeof source === 'string' ? source : 'image buffer');
+}
+
+async function checkNotEmpty(source: ImageSource, name: string): Promise<void> {
+  if (typeof source === 'string') {
+    let size: number;
+    try {
+      size = (await stat(source)).size;
+    } catch {
+      throw new GsrError(`cannot read image ${name}: no such file`);
+    }
+    if (size === 0) throw new GsrError(`cannot decode image ${name}: file is empty (0 bytes)`);
+  } else if (source.byteLength === 0) {
+    throw new GsrError(`cannot decode image ${name}: buffer is empty (0 bytes)`);
+  }
+}
+
+function decodeError(name: string, err: unknown): GsrError {
+  if (err instanceof GsrError) return err;
+  const msg = errorMessage(err).split('\n')[0]!.replace(/^Input (file|buffer) /, '');
+  return new GsrError(`cannot decode image ${name}: ${msg}`);
+}
+
+/**
+ * The decoding pipeline: EXIF orientation applied, alpha composited on white (what Hugging Face's
+ * `convert_rgb` does), any colour space (grey, 16-bit, CMYK via its ICC profile) to 8-bit sRGB.
+ * Fails on truncated or damaged data instead of decoding a grey tail.
+ */
+function pipeline(source: ImageSource): sharp.Sharp {
+  const input = typeof source === 'string' ? source : Buffer.from(source.buffer, source.byteOffset, source.byteLength);
+  return sharp(input, { failOn: 'warning' })
+    .rotate()
+    .flatten({ background: { r: 255, g: 255, b: 255 } })
+    .toColourspace('srgb');
+}
+
+async function toRgb(p: sharp.Sharp): Promise<RgbImage> {
+  const { data, info } = await p.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  if (info.channels !== 3) throw new Error(`decoded to ${info.channels} channels, expected 3`);
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+}
+
+/**
+ * Decodes an image file (or its bytes) to interleaved 8-bit sRGB with EXIF orientation applied.
+ * Corrupt, truncated, empty or unsupported files throw a one-line GsrError naming the file.
+ */
+export async function loadImage(source: ImageSource, label?: string): Promise<RgbImage> {
+  const name = sourceName(source, label);
+  await checkNotEmpty(source, name);
+  try {
+    return await toRgb(pipeline(source));
+  } catch (err) {
+    throw decodeError(name, err);
+  }
+}
+
+/** Displayed size (EXIF orientation applied) from the header, without decoding pixels. */
+export async function imageSize(source: ImageSource, label?: string): Promise<{ width: number; height: number }> {
+  const name = sourceName(source, label);
+  await checkNotEmpty(source, name);
+  try {
+    const m = await pipeline(source).metadata();
+    if (!m.width || !m.height) throw new Error('no image size in header');
+    const swap = (m.orientation ?? 1) >= 5;
+    return swap ? { width: m.height, height: m.width } : { width: m.width, height: m.height };
+  } catch (err) {
+    throw decodeError(name, err);
+  }
+}
+
+/**
+ * Decodes and resizes in one sharp pass (exact size, linear or cubic kernel, which antialias like
+ * PIL when shrinking; no JPEG shrink-on-load, which would change the pixels).
+ */
+export async function loadImageResized(
+  source: ImageSource,
+  width: number,
+  height: number,
+  kernel: 'linear' | 'cubic',
+  label?: string,
+): Promise<RgbImage> {
+  const name = sourceName(source, label);
+  await checkNotEmpty(source, name);
+  try {
+    return await toRgb(pipeline(source).resize(width, height, { fit: 'fill', kernel, fastShrinkOnLoad: false }));
+  } catch (err) {
+    throw decodeError(name, err);
+  }
+}
+
+/** A sharp pipeline over decoded pixels (for resizing in the pre-processors). */
+export function sharpFromRgb(image: RgbImage): sharp.Sharp {
+  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } });
+}

@@ -1,0 +1,44 @@
+/** Opening a port's ONNX files: manifest lookup, file resolution, session, contract check. */
+import { GsrError } from '../util/errors.js';
+import { contractProblems } from './contract.js';
+import { getManifest, modelFilePath, type ModelManifest } from './manifest.js';
+import { openSession, releaseSession, type OpenedSession } from './runtime.js';
+import type { ModelLoadOptions } from './types.js';
+
+/** One opened ONNX file of a model. */
+export interface LoadedGraph {
+  path: string;
+  opened: OpenedSession;
+}
+
+/**
+ * Opens the ONNX file with `role` of model `id` and checks it against the manifest contract, so a
+ * wrong file fails at load time with a clear message instead of mid-run.
+ */
+export async function loadGraph(manifest: ModelManifest, role: string, opts: ModelLoadOptions): Promise<LoadedGraph> {
+  const path = modelFilePath(manifest, role, opts.modelsDir, opts.files);
+  const opened = await openSession(path, { device: opts.device, threads: opts.threads });
+  const contract = manifest.contract[role];
+  if (contract) {
+    const problems = contractProblems(opened.session, contract);
+    if (problems.length > 0) {
+      await releaseSession(opened);
+      throw new GsrError(`${path}: does not match the ${manifest.id} ${role} contract: ${problems.join('; ')}`);
+    }
+  }
+  return { path, opened };
+}
+
+/** Reads a manifest for a port factory. */
+export function manifestFor(id: string): Promise<ModelManifest> {
+  return getManifest(id);
+}
+
+/** A numeric port parameter with a default, validated. */
+export function numberParam(opts: ModelLoadOptions, name: string, fallback: number): number {
+  const v = opts.params?.[name];
+  if (v === undefined) return fallback;
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isFinite(n)) throw new GsrError(`parameter ${name} must be a number, got "${v}"`);
+  return n;
+}

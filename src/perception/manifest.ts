@@ -1,0 +1,110 @@
+/**
+ * Model manifests (models/<id>.json): files with URL/size/sha256, licence, the ONNX I/O contract,
+ * pre- and post-processing parameters and output semantics. Also resolves a model's files on disk.
+ */
+import { readdirSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { GsrError } from '../util/errors.js';
+import { readJsonFile } from '../util/jsonl.js';
+
+const dim = z.union([z.number().int().nonnegative(), z.string().min(1)]);
+
+export const tensorSpecSchema = z.object({
+  name: z.string().min(1),
+  dtype: z.enum(['float32', 'float16', 'int64', 'int32', 'bool', 'uint8']),
+  /** Numbers are fixed sizes; strings name symbolic (dynamic) axes. */
+  shape: z.array(dim),
+  /** Inputs only: the port feeds it when the model declares it, and skips it otherwise. */
+  optional: z.boolean().optional(),
+});
+
+export const graphContractSchema = z.object({
+  inputs: z.array(tensorSpecSchema).min(1),
+  outputs: z.array(tensorSpecSchema).min(1),
+});
+
+export const modelFileSchema = z.object({
+  /** What the file is for: `model`, `encoder`, `decoder`, `tokenizer`, ... */
+  role: z.string().min(1),
+  /** File name inside <modelsDir>/<id>/. */
+  path: z.string().min(1),
+  url: z.string().url().nullable(),
+  bytes: z.number().int().positive().nullable(),
+  /** Null when not known for certain: `models pull` then skips the check with a warning. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+});
+
+export const modelManifestSchema = z.object({
+  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/),
+  task: z.enum(['detector', 'segmenter', 'depth']),
+  description: z.string(),
+  licence: z.string(),
+  source: z.string(),
+  files: z.array(modelFileSchema).min(1),
+  /** I/O contract per ONNX file role. */
+  contract: z.record(z.string(), graphContractSchema),
+  preprocess: z.record(z.string(), z.unknown()),
+  postprocess: z.record(z.string(), z.unknown()),
+  output: z.record(z.string(), z.unknown()),
+});
+
+export type TensorSpec = z.infer<typeof tensorSpecSchema>;
+export type GraphContract = z.infer<typeof graphContractSchema>;
+export type ModelFile = z.infer<typeof modelFileSchema>;
+export type ModelManifest = z.infer<typeof modelManifestSchema>;
+
+/** The folder holding the shipped manifests (models/ at the package root, from src/ or dist/). */
+export const MANIFEST_DIR = fileURLToPath(new URL('../../models/', import.meta.url));
+
+/** Validates a parsed manifest, naming the file in errors. */
+export function parseManifest(value: unknown, label: string): ModelManifest {
+  const r = modelManifestSchema.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new GsrError(`${label}: invalid model manifest at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return r.data;
+}
+
+/** Reads one manifest file. */
+export async function readManifestFile(path: string): Promise<ModelManifest> {
+  return parseManifest(await readJsonFile(path), path);
+}
+
+/** All shipped manifests, sorted by id. */
+export async function listManifests(dir = MANIFEST_DIR): Promise<ModelManifest[]> {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const out = await Promise.all(files.map((f) => readManifestFile(join(dir, f))));
+  return out.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/** The manifest of one model id. */
+export async function getManifest(id: string, dir = MANIFEST_DIR): Promise<ModelManifest> {
+  const all = await listManifests(dir);
+  const m = all.find((x) => x.id === id);
+  if (!m) throw new GsrError(`unknown model "${id}" (known: ${all.map((x) => x.id).join(', ')})`);
+  return m;
+}
+
+/** Folder of a model's files: <modelsDir>/<id>/. */
+export function modelFolder(modelsDir: string, id: string): string {
+  return resolve(modelsDir, id);
+}
+
+/**
+ * Path of one of a model's files: an explicit override (by role) wins, else <modelsDir>/<id>/<path>.
+ */
+export function modelFilePath(
+  manifest: ModelManifest,
+  role: string,
+  modelsDir: string,
+  overrides?: Record<string, string>,
+): string {
+  const explicit = overrides?.[role];
+  if (explicit) return isAbsolute(explicit) ? explicit : resolve(explicit);
+  const file = manifest.files.find((f) => f.role === role);
+  if (!file) throw new GsrError(`model "${manifest.id}" has no "${role}" file in its manifest`);
+  return join(modelFolder(modelsDir, manifest.id), file.path);
+}

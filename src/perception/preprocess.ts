@@ -1,0 +1,162 @@
+/**
+ * Pre-processing shared by the ports: the upstream processors' size rules, resizing with sharp
+ * (antialiased like PIL when shrinking), and conversion to normalised CHW float32 tensors.
+ * Size rules are pure; resizing is the only I/O-free native call.
+ */
+import { imageSize, loadImage, loadImageResized, sharpFromRgb, type ImageSource } from './image.js';
+import { resizePilRgb } from './resize.js';
+import type { RgbImage } from './types.js';
+
+export const IMAGENET_MEAN: readonly number[] = [0.485, 0.456, 0.406];
+export const IMAGENET_STD: readonly number[] = [0.229, 0.224, 0.225];
+
+/** Python's round(): halves go to the even neighbour. */
+export function roundHalfEven(v: number): number {
+  const r = Math.round(v);
+  return Math.abs(v % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/** [height, width] */
+export type Size = [number, number];
+
+/**
+ * GroundingDINO / DETR rule: shortest edge to `shortest` unless the longest edge would pass
+ * `longest`, then the longest edge to `longest`; truncating like the Python code (1127x843 -> 1069x800).
+ */
+export function groundingDinoSize(h: number, w: number, shortest = 800, longest = 1333): Size {
+  let size = shortest;
+  let raw: number | undefined;
+  const mn = Math.min(h, w);
+  const mx = Math.max(h, w);
+  if ((mx / mn) * size > longest) {
+    raw = (longest * mn) / mx;
+    size = roundHalfEven(raw);
+  }
+  if ((h <= w && h === size) || (w <= h && w === size)) return [h, w];
+  if (w < h) return [Math.trunc(((raw ?? size) * h) / w), size];
+  return [size, Math.trunc(((raw ?? size) * w) / h)];
+}
+
+/** SAM rule: longest edge to `longest`, the other scaled and rounded to nearest. */
+export function samSize(h: number, w: number, longest = 1024): Size {
+  const s = longest / Math.max(h, w);
+  return [Math.trunc(h * s + 0.5), Math.trunc(w * s + 0.5)];
+}
+
+/**
+ * DPT / Depth Anything rule: keep aspect with the scale nearer to 1 of the two that reach
+ * `height` x `width`, then each side to the nearest multiple of `multiple` (Python rounding).
+ */
+export function dptSize(h: number, w: number, height = 518, width = 518, multiple = 14): Size {
+  let sh = height / h;
+  let sw = width / w;
+  if (Math.abs(1 - sw) < Math.abs(1 - sh)) sh = sw;
+  else sw = sh;
+  const snap = (v: number) => roundHalfEven(v / multiple) * multiple;
+  return [snap(sh * h), snap(sw * w)];
+}
+
+export type Resample = 'bilinear' | 'bicubic';
+
+/** Decoded pixels or an image file / encoded bytes. */
+export type PreprocessInput = RgbImage | ImageSource;
+
+function isRgbImage(v: PreprocessInput): v is RgbImage {
+  return typeof v === 'object' && !(v instanceof Uint8Array) && 'data' in v;
+}
+
+/** Resized pixels and the original image size. */
+export interface Resized {
+  pixels: Uint8Array;
+  /** [height, width] after resizing. */
+  size: Size;
+  /** [height, width] of the original (EXIF-oriented) image. */
+  original: Size;
+}
+
+/**
+ * Resizes like PIL's `Image.resize`. Shrinking goes through sharp (its linear/cubic kernels
+ * antialias like PIL's, within a fraction of a grey level); enlarging, where libvips' interpolators
+ * differ from PIL's by several grey levels, uses the bit-exact port of PIL's resampler.
+ * From a file, decoding and shrinking happen in one sharp pass.
+ */
+export async function resizeLikePil(input: PreprocessInput, rule: (h: number, w: number) => Size, resample: Resample): Promise<Resized> {
+  const kernel = resample === 'bicubic' ? 'cubic' : 'linear';
+  if (isRgbImage(input)) {
+    const original: Size = [input.height, input.width];
+    const [h, w] = rule(input.height, input.width);
+    if (h === input.height && w === input.width) return { pixels: input.data, size: [h, w], original };
+    if (h <= input.height && w <= input.width) {
+      const buf = await sharpFromRgb(input).resize(w, h, { fit: 'fill', kernel }).raw().toBuffer();
+      return { pixels: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), size: [h, w], original };
+    }
+    return { pixels: resizePilRgb(input.data, input.width, input.height, w, h, resample), size: [h, w], original };
+  }
+  const { width, height } = await imageSize(input);
+  const [h, w] = rule(height, width);
+  if (h <= height && w <= width) {
+    const img = await loadImageResized(input, w, h, kernel);
+    return { pixels: img.data, size: [h, w], original: [height, width] };
+  }
+  return resizeLikePil(await loadImage(input), rule, resample);
+}
+
+export interface ChwOptions {
+  mean: readonly number[];
+  std: readonly number[];
+  /** Canvas size [H, W] to zero-pad into at the bottom/right (after normalisation, as SAM does). */
+  padTo?: Size;
+}
+
+/** Interleaved 8-bit RGB -> planar float32 ((v / 255) - mean) / std, optionally zero-padded. */
+export function toChw(pixels: Uint8Array, w: number, h: number, opts: ChwOptions): Float32Array {
+  const [ph, pw] = opts.padTo ?? [h, w];
+  const out = new Float32Array(3 * ph * pw);
+  const plane = ph * pw;
+  for (let c = 0; c < 3; c++) {
+    // Same operation order as numpy: v * (1/255), then (x - mean) / std, in float32.
+    const scale = Math.fround(1 / 255);
+    const mean = Math.fround(opts.mean[c]!);
+    const std = Math.fround(opts.std[c]!);
+    const base = c * plane;
+    for (let y = 0; y < h; y++) {
+      const row = base + y * pw;
+      const src = y * w * 3 + c;
+      for (let x = 0; x < w; x++) out[row + x] = (Math.fround(pixels[src + x * 3]! * scale) - mean) / std;
+    }
+  }
+  return out;
+}
+
+/** A model input image: float32 CHW plus the sizes needed to map outputs back. */
+export interface PreparedImage {
+  data: Float32Array;
+  /** Tensor [height, width] (including padding). */
+  tensorSize: Size;
+  /** [height, width] of the resized image inside the tensor. */
+  resized: Size;
+  /** [height, width] of the original image. */
+  original: Size;
+}
+
+/** GroundingDINO: resize (bilinear) by {@link groundingDinoSize}, ImageNet mean/std, no padding. */
+export async function prepareGroundingDino(input: PreprocessInput): Promise<PreparedImage> {
+  const r = await resizeLikePil(input, (h, w) => groundingDinoSize(h, w), 'bilinear');
+  const [h, w] = r.size;
+  return { data: toChw(r.pixels, w, h, { mean: IMAGENET_MEAN, std: IMAGENET_STD }), tensorSize: r.size, resized: r.size, original: r.original };
+}
+
+/** SAM: longest edge 1024 (bilinear), ImageNet mean/std, zero-padded bottom-right to 1024x1024. */
+export async function prepareSam(input: PreprocessInput, longest = 1024): Promise<PreparedImage> {
+  const r = await resizeLikePil(input, (h, w) => samSize(h, w, longest), 'bilinear');
+  const [h, w] = r.size;
+  const padTo: Size = [longest, longest];
+  return { data: toChw(r.pixels, w, h, { mean: IMAGENET_MEAN, std: IMAGENET_STD, padTo }), tensorSize: padTo, resized: r.size, original: r.original };
+}
+
+/** Depth Anything V2 (DPT): 518 keep-aspect, multiple of 14, bicubic, ImageNet mean/std. */
+export async function prepareDepthAnything(input: PreprocessInput, size = 518, multiple = 14): Promise<PreparedImage> {
+  const r = await resizeLikePil(input, (h, w) => dptSize(h, w, size, size, multiple), 'bicubic');
+  const [h, w] = r.size;
+  return { data: toChw(r.pixels, w, h, { mean: IMAGENET_MEAN, std: IMAGENET_STD }), tensorSize: r.size, resized: r.size, original: r.original };
+}

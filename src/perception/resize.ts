@@ -1,0 +1,232 @@
+/**
+ * Pure resampling kernels that sharp does not offer: OpenCV's INTER_AREA (FastestDet's pre-processing)
+ * and PyTorch's bilinear `interpolate(align_corners=False)` on float maps (mask and depth post-processing).
+ */
+
+interface Tap {
+  index: number;
+  weight: number;
+}
+
+/** OpenCV INTER_AREA taps: each output cell averages the source interval it covers, by coverage. */
+function areaTaps(src: number, dst: number): Tap[][] {
+  const scale = src / dst;
+  const taps: Tap[][] = [];
+  for (let d = 0; d < dst; d++) {
+    const f1 = d * scale;
+    const f2 = f1 + scale;
+    const s1 = Math.ceil(f1);
+    const s2 = Math.floor(f2);
+    const cell = Math.min(scale, src - f1);
+    const row: Tap[] = [];
+    if (s1 - f1 > 1e-3 && s1 - 1 >= 0) row.push({ index: s1 - 1, weight: (s1 - f1) / cell });
+    for (let s = s1; s < s2 && s < src; s++) row.push({ index: s, weight: 1 / cell });
+    if (f2 - s2 > 1e-3 && s2 < src) row.push({ index: s2, weight: Math.min(Math.min(f2 - s2, 1), cell) / cell });
+    taps.push(row);
+  }
+  return taps;
+}
+
+/**
+ * Resizes interleaved RGB (HWC, 8-bit) with OpenCV's INTER_AREA rule for shrinking, rounding to 8 bits
+ * as cv2.resize does. Used only where the upstream pre-processor used cv2 INTER_AREA.
+ */
+export function resizeAreaRgb(src: Uint8Array, sw: number, sh: number, dw: number, dh: number): Uint8Array {
+  const xt = areaTaps(sw, dw);
+  const yt = areaTaps(sh, dh);
+  const tmp = new Float32Array(sh * dw * 3);
+  for (let y = 0; y < sh; y++) {
+    const rowIn = y * sw * 3;
+    const rowOut = y * dw * 3;
+    for (let x = 0; x < dw; x++) {
+      let r = 0, g = 0, b = 0;
+      for (const t of xt[x]!) {
+        const i = rowIn + t.index * 3;
+        r += src[i]! * t.weight;
+        g += src[i + 1]! * t.weight;
+        b += src[i + 2]! * t.weight;
+      }
+      const o = rowOut + x * 3;
+      tmp[o] = r;
+      tmp[o + 1] = g;
+      tmp[o + 2] = b;
+    }
+  }
+  const out = new Uint8Array(dh * dw * 3);
+  const acc = new Float32Array(dw * 3);
+  for (let y = 0; y < dh; y++) {
+    acc.fill(0);
+    for (const t of yt[y]!) {
+      const base = t.index * dw * 3;
+      for (let i = 0; i < dw * 3; i++) acc[i] += tmp[base + i]! * t.weight;
+    }
+    const o = y * dw * 3;
+    for (let i = 0; i < dw * 3; i++) out[o + i] = Math.min(255, Math.max(0, Math.round(acc[i]!)));
+  }
+  return out;
+}
+
+function linearTaps(src: number, dst: number): { i0: Int32Array; i1: Int32Array; w: Float32Array } {
+  const scale = src / dst;
+  const i0 = new Int32Array(dst);
+  const i1 = new Int32Array(dst);
+  const w = new Float32Array(dst);
+  for (let d = 0; d < dst; d++) {
+    const s = Math.max((d + 0.5) * scale - 0.5, 0);
+    const a = Math.min(Math.floor(s), src - 1);
+    i0[d] = a;
+    i1[d] = Math.min(a + 1, src - 1);
+    w[d] = s - a;
+  }
+  return { i0, i1, w };
+}
+
+/**
+ * Bilinear resize of a single-channel float map, as PyTorch's `interpolate(mode="bilinear",
+ * align_corners=False)` without antialiasing (what Hugging Face's post-processors use).
+ * Reads the `sw` x `sh` window at the top-left of a map whose rows are `stride` wide (cropping).
+ */
+export function resizeBilinearFloat(
+  src: Float32Array,
+  sw: number,
+  sh: number,
+  dw: number,
+  dh: number,
+  stride = sw,
+): Float32Array {
+  const xs = linearTaps(sw, dw);
+  const ys = linearTaps(sh, dh);
+  const out = new Float32Array(dw * dh);
+  for (let y = 0; y < dh; y++) {
+    const r0 = ys.i0[y]! * stride;
+    const r1 = ys.i1[y]! * stride;
+    const wy = ys.w[y]!;
+    for (let x = 0; x < dw; x++) {
+      const a = xs.i0[x]!;
+      const b = xs.i1[x]!;
+      const wx = xs.w[x]!;
+      const top = src[r0 + a]! * (1 - wx) + src[r0 + b]! * wx;
+      const bottom = src[r1 + a]! * (1 - wx) + src[r1 + b]! * wx;
+      out[y * dw + x] = top * (1 - wy) + bottom * wy;
+    }
+  }
+  return out;
+}
+
+/** PIL's resampling filters: support and kernel. */
+const PIL_FILTERS = {
+  bilinear: { support: 1, f: (x: number) => (x < 0 ? -x : x) < 1 ? 1 - Math.abs(x) : 0 },
+  bicubic: {
+    support: 2,
+    f: (x: number) => {
+      const a = -0.5;
+      const t = Math.abs(x);
+      if (t < 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+      if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
+      return 0;
+    },
+  },
+} as const;
+
+const PRECISION_BITS = 32 - 8 - 2;
+
+interface PilTaps {
+  start: Int32Array;
+  count: Int32Array;
+  ksize: number;
+  /** Fixed-point coefficients, `ksize` per output pixel. */
+  k: Int32Array;
+}
+
+/** PIL's precompute_coeffs + normalize_coeffs_8bpc (Resample.c), for one axis. */
+function pilTaps(inSize: number, outSize: number, filter: keyof typeof PIL_FILTERS): PilTaps {
+  const { support: base, f } = PIL_FILTERS[filter];
+  const scale = inSize / outSize;
+  const filterScale = Math.max(scale, 1);
+  const support = base * filterScale;
+  const ksize = Math.ceil(support) * 2 + 1;
+  const start = new Int32Array(outSize);
+  const count = new Int32Array(outSize);
+  const k = new Int32Array(outSize * ksize);
+  const w = new Float64Array(ksize);
+  for (let xx = 0; xx < outSize; xx++) {
+    const center = (xx + 0.5) * scale;
+    const ss = 1 / filterScale;
+    const xmin = Math.max(Math.trunc(center - support + 0.5), 0);
+    const xmax = Math.min(Math.trunc(center + support + 0.5), inSize) - xmin;
+    let ww = 0;
+    for (let x = 0; x < xmax; x++) {
+      w[x] = f((x + xmin - center + 0.5) * ss);
+      ww += w[x]!;
+    }
+    for (let x = 0; x < xmax; x++) {
+      const v = ww !== 0 ? w[x]! / ww : w[x]!;
+      k[xx * ksize + x] = v < 0 ? Math.trunc(-0.5 + v * (1 << PRECISION_BITS)) : Math.trunc(0.5 + v * (1 << PRECISION_BITS));
+    }
+    start[xx] = xmin;
+    count[xx] = xmax;
+  }
+  return { start, count, ksize, k };
+}
+
+const clip8 = (ss: number) => {
+  const v = ss >> PRECISION_BITS;
+  return v < 0 ? 0 : v > 255 ? 255 : v;
+};
+
+/**
+ * Resizes interleaved 8-bit RGB exactly as PIL's `Image.resize` with BILINEAR or BICUBIC does
+ * (same coefficients, fixed-point arithmetic, horizontal pass then vertical through 8 bits).
+ */
+export function resizePilRgb(
+  src: Uint8Array,
+  sw: number,
+  sh: number,
+  dw: number,
+  dh: number,
+  filter: 'bilinear' | 'bicubic',
+): Uint8Array {
+  const half = 1 << (PRECISION_BITS - 1);
+  let tmp = src;
+  if (dw !== sw) {
+    const t = pilTaps(sw, dw, filter);
+    tmp = new Uint8Array(sh * dw * 3);
+    for (let y = 0; y < sh; y++) {
+      const rowIn = y * sw * 3;
+      const rowOut = y * dw * 3;
+      for (let x = 0; x < dw; x++) {
+        let r = half, g = half, b = half;
+        const kb = x * t.ksize;
+        const s0 = rowIn + t.start[x]! * 3;
+        for (let i = 0, n = t.count[x]!; i < n; i++) {
+          const kv = t.k[kb + i]!;
+          const p = s0 + i * 3;
+          r += src[p]! * kv;
+          g += src[p + 1]! * kv;
+          b += src[p + 2]! * kv;
+        }
+        const o = rowOut + x * 3;
+        tmp[o] = clip8(r);
+        tmp[o + 1] = clip8(g);
+        tmp[o + 2] = clip8(b);
+      }
+    }
+  }
+  if (dh === sh) return tmp === src ? src.slice() : tmp;
+  const t = pilTaps(sh, dh, filter);
+  const rowLen = dw * 3;
+  const out = new Uint8Array(dh * rowLen);
+  const acc = new Float64Array(rowLen);
+  for (let y = 0; y < dh; y++) {
+    acc.fill(half);
+    const kb = y * t.ksize;
+    for (let i = 0, n = t.count[y]!; i < n; i++) {
+      const kv = t.k[kb + i]!;
+      const base = (t.start[y]! + i) * rowLen;
+      for (let j = 0; j < rowLen; j++) acc[j] += tmp[base + j]! * kv;
+    }
+    const o = y * rowLen;
+    for (let j = 0; j < rowLen; j++) out[o + j] = clip8(acc[j]!);
+  }
+  return out;
+}

@@ -1,0 +1,127 @@
+/**
+ * The one place that creates onnxruntime-node sessions: device choice (auto falls back to CPU),
+ * threads, reuse of a session per model file, and release.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { GsrError, errorMessage } from '../util/errors.js';
+import { notice } from '../util/log.js';
+import type { Device } from './types.js';
+
+export type Session = ort.InferenceSession;
+export { ort };
+
+export interface SessionOptions {
+  device: Device;
+  /** Intra-op threads; 0 or absent lets onnxruntime choose. */
+  threads?: number;
+}
+
+/** A session plus the device it really runs on. */
+export interface OpenedSession {
+  session: Session;
+  device: 'cpu' | 'cuda';
+}
+
+interface CacheEntry {
+  opened: Promise<OpenedSession>;
+  users: number;
+}
+
+const cache = new Map<string, CacheEntry>();
+let cudaNoticeShown = false;
+
+function ortOptions(provider: 'cpu' | 'cuda', threads?: number): ort.InferenceSession.SessionOptions {
+  const o: ort.InferenceSession.SessionOptions = { executionProviders: [provider], graphOptimizationLevel: 'all' };
+  if (threads && threads > 0) o.intraOpNumThreads = threads;
+  return o;
+}
+
+/**
+ * Whether onnxruntime-node's CUDA provider library is installed next to its binding. Checked before
+ * trying CUDA, because a failed attempt makes onnxruntime print a multi-line native error.
+ */
+export function cudaProviderInstalled(): boolean {
+  try {
+    const pkgDir = dirname(createRequire(import.meta.url).resolve('onnxruntime-node/package.json'));
+    const binDir = join(pkgDir, 'bin');
+    for (const napi of readdirSync(binDir)) {
+      const dir = join(binDir, napi, process.platform, process.arch);
+      if (existsSync(join(dir, 'libonnxruntime_providers_cuda.so'))) return true;
+    }
+  } catch {
+    // Unknown layout: let the session attempt decide.
+    return true;
+  }
+  return false;
+}
+
+async function create(path: string, opts: SessionOptions): Promise<OpenedSession> {
+  if (!existsSync(path)) throw new GsrError(`model file not found: ${path}`);
+  if (opts.device !== 'cpu') {
+    try {
+      if (!cudaProviderInstalled()) throw new Error('libonnxruntime_providers_cuda.so is not installed');
+      return { session: await ort.InferenceSession.create(path, ortOptions('cuda', opts.threads)), device: 'cuda' };
+    } catch (err) {
+      const why = errorMessage(err).split('\n')[0];
+      if (opts.device === 'cuda') {
+        throw new GsrError(
+          `--device cuda: the CUDA execution provider is not available (${why}); reinstall onnxruntime-node with ONNXRUNTIME_NODE_INSTALL=cuda12 or use --device cpu`,
+        );
+      }
+      if (!cudaNoticeShown) {
+        cudaNoticeShown = true;
+        notice('CUDA execution provider unavailable, running on CPU');
+      }
+    }
+  }
+  try {
+    return { session: await ort.InferenceSession.create(path, ortOptions('cpu', opts.threads)), device: 'cpu' };
+  } catch (err) {
+    throw new GsrError(`cannot load ONNX model ${path}: ${errorMessage(err).split('\n')[0]}`);
+  }
+}
+
+/**
+ * Opens (or reuses) a session for a model file. Each call must be paired with
+ * {@link releaseSession}; the session is freed when its last user releases it.
+ */
+export async function openSession(path: string, opts: SessionOptions): Promise<OpenedSession> {
+  const key = `${path}\0${opts.device}\0${opts.threads ?? 0}`;
+  let entry = cache.get(key);
+  if (!entry) {
+    entry = { opened: create(path, opts), users: 0 };
+    cache.set(key, entry);
+    entry.opened.catch(() => cache.delete(key));
+  }
+  entry.users++;
+  return entry.opened;
+}
+
+/** Releases one use of a session opened with {@link openSession}. */
+export async function releaseSession(opened: OpenedSession): Promise<void> {
+  for (const [key, entry] of cache) {
+    const s = await entry.opened.catch(() => undefined);
+    if (s?.session !== opened.session) continue;
+    if (--entry.users <= 0) {
+      cache.delete(key);
+      await opened.session.release();
+    }
+    return;
+  }
+}
+
+/** Runs a session, naming the model in errors. */
+export async function runSession(
+  opened: OpenedSession,
+  feeds: Record<string, ort.Tensor>,
+  label: string,
+): Promise<Record<string, ort.Tensor>> {
+  try {
+    return (await opened.session.run(feeds)) as Record<string, ort.Tensor>;
+  } catch (err) {
+    throw new GsrError(`${label}: inference failed: ${errorMessage(err).split('\n')[0]}`);
+  }
+}

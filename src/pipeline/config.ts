@@ -1,0 +1,145 @@
+/**
+ * The pipeline file schema (pipelines/*.yaml). Strict: unknown keys are errors, so a typo never
+ * silently falls back to a default. Paths are resolved against the pipeline file's folder.
+ */
+import { z } from 'zod';
+
+const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" (it names a folder)');
+
+const SyntheticDataset = z.strictObject({
+  /** Scenes to render. */
+  count: z.number().int().positive().default(48),
+  seed: z.number().int().nonnegative().default(1),
+  /** Which scene families to render (default: all the renderer knows). */
+  splits: z.array(z.string().min(1)).optional(),
+});
+
+const WhatsupDataset = z.strictObject({
+  /** The What'sUp data folder (holding controlled_images_dataset.json, ...). */
+  root: z.string().min(1),
+  splits: z.array(z.string().min(1)).optional(),
+  /** Keep at most this many items per split (for quick runs). */
+  limit: z.number().int().positive().optional(),
+});
+
+const Dataset = z
+  .strictObject({
+    synthetic: SyntheticDataset.optional(),
+    whatsup: WhatsupDataset.optional(),
+    /** An existing manifest.jsonl. */
+    manifest: z.string().min(1).optional(),
+  })
+  .refine((d) => [d.synthetic, d.whatsup, d.manifest].filter((x) => x !== undefined).length === 1, {
+    message: 'give exactly one of synthetic, whatsup, manifest',
+  });
+
+const AnnotatorModels = z.strictObject({
+  detector: z.string().min(1).default('grounding-dino-tiny'),
+  segmenter: z.string().min(1).optional(),
+  depth: z.string().min(1).optional(),
+  box_threshold: z.number().min(0).max(1).optional(),
+  text_threshold: z.number().min(0).max(1).optional(),
+  /** Closed-vocabulary detectors (fastestdet): score threshold. */
+  score_threshold: z.number().min(0).max(1).optional(),
+  device: z.enum(['auto', 'cpu', 'cuda']).default('auto'),
+  /** Folder of downloaded models (default models/ in the working directory). */
+  models_dir: z.string().min(1).optional(),
+});
+
+const Annotations = z.strictObject({
+  /**
+   * `exact`: the synthetic renderer's ground truth; `models`: run the auto-annotator; `file`: bring
+   * an existing COCO annotation file; `auto`: exact for synthetic data, else models.
+   */
+  source: z.enum(['auto', 'exact', 'models', 'file']).default('auto'),
+  file: z.string().min(1).optional(),
+  models: AnnotatorModels.optional(),
+  /**
+   * Synthetic data only: also run the auto-annotator when its models are installed and report its
+   * quality against the exact truth (the exact truth stays the reference).
+   */
+  compare_models: z.boolean().default(true),
+});
+
+const TASKS = ['tg', 'mc', 'grounding', 'dap'] as const;
+
+const Prompts = z.strictObject({
+  tasks: z.array(z.enum(TASKS)).min(1).default(['tg', 'mc', 'grounding', 'dap']),
+  /** Rotations per item (default: one per option, for CircularEval). */
+  permutations: z.number().int().positive().optional(),
+  /** Template override file (YAML/JSON). */
+  templates: z.string().min(1).optional(),
+  dap: z
+    .strictObject({
+      base_task: z.enum(['tg', 'mc']).default('mc'),
+      depth_stat: z.enum(['median', 'mean']).default('median'),
+      /** Keep only these relations for DAP (the paper: Subset B's front/behind items). */
+      relations: z.array(z.string().min(1)).optional(),
+    })
+    .prefault({}),
+});
+
+const Model = z.strictObject({
+  /** Name in results and the report. */
+  name: Name,
+  /** Answerer kind: `openai` (Chat Completions over HTTP) or a baseline (`geometric`, `random`, `always-first`). */
+  kind: z.string().min(1),
+  /** Model id sent to the endpoint (default: name). */
+  model: z.string().min(1).optional(),
+  base_url: z.string().min(1).optional(),
+  /** Environment variable holding the API key. */
+  api_key_env: z.string().min(1).optional(),
+  /** Box format its grounding answers are parsed in (DESIGN.md §6). */
+  box_format: z.string().min(1).optional(),
+  /** Template override file for this model. */
+  templates: z.string().min(1).optional(),
+  concurrency: z.number().int().positive().default(4),
+  timeout_ms: z.number().int().positive().optional(),
+  temperature: z.number().min(0).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  seed: z.number().int().nonnegative().optional(),
+  /** Tasks to ask this model (default: all the pipeline's tasks). */
+  tasks: z.array(z.enum(TASKS)).optional(),
+  /** Include this model only when all these environment variables are set (else skip it, with a notice). */
+  if_env: z.array(z.string().min(1)).optional(),
+});
+
+const Metrics = z.strictObject({
+  /** Reasoning evaluations to report. */
+  reasoning: z.array(z.enum(['circular', 'vanilla'])).default(['circular', 'vanilla']),
+  /** IoU threshold for a grounding hit. */
+  iou: z.number().gt(0).max(1).default(0.5),
+  /** Regression across models: reasoning metric on grounding metric (names as `gsr analyze` reads them). */
+  regression: z
+    .strictObject({
+      y: z.string().min(1),
+      x: z.string().min(1),
+    })
+    .optional(),
+});
+
+const Report = z.strictObject({
+  title: z.string().min(1).optional(),
+  /** File name of the HTML report inside the output folder. */
+  file: z.string().min(1).default('report.html'),
+});
+
+/** A whole pipeline file. */
+export const PipelineSchema = z.strictObject({
+  name: Name,
+  description: z.string().optional(),
+  /** Output folder (one subfolder per stage). */
+  out: z.string().min(1),
+  dataset: Dataset,
+  annotations: Annotations.prefault({}),
+  prompts: Prompts.prefault({}),
+  models: z.array(Model).default([]),
+  metrics: Metrics.prefault({}),
+  report: Report.prefault({}),
+  /** Stop after this stage (e.g. `annotate` for an annotation-only pipeline). */
+  stop_after: z.enum(['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze', 'report']).optional(),
+});
+
+export type PipelineConfig = z.infer<typeof PipelineSchema>;
+export type ModelConfig = PipelineConfig['models'][number];
+export type PipelineTask = (typeof TASKS)[number];

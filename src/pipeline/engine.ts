@@ -1,0 +1,178 @@
+/**
+ * The stage engine. Each stage writes into `<out>/.<stage>.partial/`; only when it has finished
+ * does the engine record its outputs' digests in `.stage.json` and move the folder to `<out>/<stage>/`,
+ * so a folder under its final name is always complete. A stage is skipped when its hash (settings,
+ * input fingerprints and the digests of the stages it reads) matches its completed record and its
+ * files are all there. A partial folder left by a crash is kept and handed back to the stage when the
+ * hash is unchanged, so stages that journal their work resume; long-lived state (the answer store)
+ * lives in `<out>/.state/<stage>/` and survives reruns.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GsrError, errorMessage } from '../util/errors.js';
+import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
+import { canonicalJson, folderDigest, sha256, type FileEntry } from './hash.js';
+import { PipelineProgress, type StageProgress } from './progress.js';
+
+/** Bump when stage semantics change so old outputs are not reused. */
+export const ENGINE_VERSION = 1;
+export const STAGE_RECORD = '.stage.json';
+const PARTIAL_HASH = '.partial-hash';
+
+export interface StageContext {
+  /** Folder the stage writes its outputs into (becomes `<out>/<stage>/` when it completes). */
+  dir: string;
+  /** Where `dir` will be moved when the stage completes (for relative links between stages). */
+  finalDir: string;
+  /** Persistent per-stage folder for caches and stores (kept across runs). */
+  stateDir: string;
+  /** Final folder of an upstream stage named in `after`. */
+  input(stage: string): string;
+  /** Summary an upstream stage returned. */
+  summaryOf<T = unknown>(stage: string): T;
+  progress: StageProgress;
+  notice(message: string): void;
+}
+
+export interface Stage {
+  name: string;
+  /** Everything besides input files that determines the outputs (JSON-serialisable). */
+  settings: unknown;
+  /** Upstream stages whose outputs this stage reads. */
+  after: string[];
+  /** Fingerprint of outside inputs (files, folders, endpoints' identities); part of the hash. */
+  fingerprint?(): Promise<unknown>;
+  /** Does the work; returns a JSON summary kept in the stage record. */
+  run(ctx: StageContext): Promise<unknown>;
+}
+
+export interface StageRecord {
+  stage: string;
+  hash: string;
+  engine: number;
+  completed_at: string;
+  seconds: number;
+  digest: string;
+  files: FileEntry[];
+  summary: unknown;
+}
+
+export interface StageOutcome {
+  name: string;
+  status: 'ran' | 'skipped';
+  seconds: number;
+  dir: string;
+  record: StageRecord;
+}
+
+const isEngineFile = (rel: string) => rel === STAGE_RECORD || rel === PARTIAL_HASH;
+
+async function readRecord(dir: string): Promise<StageRecord | null> {
+  try {
+    return JSON.parse(await readFile(join(dir, STAGE_RECORD), 'utf8')) as StageRecord;
+  } catch {
+    return null;
+  }
+}
+
+/** True when every file the record lists is there with its recorded size. */
+async function filesIntact(dir: string, record: StageRecord): Promise<boolean> {
+  for (const f of record.files) {
+    try {
+      if ((await stat(join(dir, f.path))).size !== f.size) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+export interface RunStagesOptions {
+  /** Output folder. */
+  out: string;
+  /** Rerun every stage even when unchanged. */
+  force?: boolean;
+  progress?: PipelineProgress;
+}
+
+/** Runs stages in order, skipping unchanged ones. Throws on the first stage that fails. */
+export async function runStages(stages: Stage[], options: RunStagesOptions): Promise<StageOutcome[]> {
+  const names = new Set<string>();
+  for (const s of stages) {
+    for (const a of s.after) if (!names.has(a)) throw new Error(`stage ${s.name} reads ${a}, which does not run before it`);
+    if (names.has(s.name)) throw new Error(`stage ${s.name} is defined twice`);
+    names.add(s.name);
+  }
+  await mkdir(options.out, { recursive: true });
+  const progress = options.progress ?? new PipelineProgress(stages.length);
+  const done = new Map<string, StageOutcome>();
+  const outcomes: StageOutcome[] = [];
+  try {
+    for (const [index, stage] of stages.entries()) {
+      const started = Date.now();
+      const finalDir = join(options.out, stage.name);
+      const upstream = stage.after.map((a) => [a, done.get(a)!.record.digest]);
+      const fingerprint = stage.fingerprint ? await stage.fingerprint() : null;
+      const hash = sha256(canonicalJson({ stage: stage.name, engine: ENGINE_VERSION, settings: stage.settings, fingerprint, upstream }));
+      const existing = await readRecord(finalDir);
+      if (!options.force && existing?.hash === hash && (await filesIntact(finalDir, existing))) {
+        const outcome: StageOutcome = { name: stage.name, status: 'skipped', seconds: (Date.now() - started) / 1000, dir: finalDir, record: existing };
+        done.set(stage.name, outcome);
+        outcomes.push(outcome);
+        progress.line(`[${index + 1}/${stages.length}] ${stage.name}: unchanged, skipped`);
+        continue;
+      }
+      const partial = join(options.out, `.${stage.name}.partial`);
+      const partialHash = existsSync(join(partial, PARTIAL_HASH)) ? (await readFile(join(partial, PARTIAL_HASH), 'utf8')).trim() : null;
+      if (partialHash !== hash || options.force) await rm(partial, { recursive: true, force: true });
+      else progress.line(`[${index + 1}/${stages.length}] ${stage.name}: resuming an interrupted run`);
+      await mkdir(partial, { recursive: true });
+      await writeFileAtomic(join(partial, PARTIAL_HASH), hash + '\n');
+      const stateDir = join(options.out, '.state', stage.name);
+      await mkdir(stateDir, { recursive: true });
+      const ctx: StageContext = {
+        dir: partial,
+        finalDir,
+        stateDir,
+        input: (name) => {
+          const o = done.get(name);
+          if (!o || !stage.after.includes(name)) throw new Error(`stage ${stage.name} did not declare ${name} in after`);
+          return o.dir;
+        },
+        summaryOf: <T>(name: string) => done.get(name)!.record.summary as T,
+        progress: progress.stage(index, stage.name),
+        notice: (m) => progress.line(`[${index + 1}/${stages.length}] ${stage.name}: ${m}`),
+      };
+      let summary: unknown;
+      try {
+        summary = await stage.run(ctx);
+      } catch (err) {
+        // The partial folder stays (for resume) under a name that never looks complete.
+        throw err instanceof GsrError ? new GsrError(`${stage.name}: ${err.message}`, err.exitCode) : new Error(`${stage.name}: ${errorMessage(err)}`, { cause: err });
+      }
+      const { digest, files } = await folderDigest(partial, isEngineFile);
+      const seconds = (Date.now() - started) / 1000;
+      const record: StageRecord = { stage: stage.name, hash, engine: ENGINE_VERSION, completed_at: new Date().toISOString(), seconds, digest, files, summary: summary ?? null };
+      await writeJsonAtomic(join(partial, STAGE_RECORD), record);
+      await rm(join(partial, PARTIAL_HASH), { force: true });
+      await replaceFolder(partial, finalDir);
+      const outcome: StageOutcome = { name: stage.name, status: 'ran', seconds, dir: finalDir, record };
+      done.set(stage.name, outcome);
+      outcomes.push(outcome);
+      progress.line(`[${index + 1}/${stages.length}] ${stage.name}: done in ${seconds.toFixed(1)} s`);
+    }
+  } finally {
+    progress.stop();
+  }
+  return outcomes;
+}
+
+/** Moves a finished folder into place; the old one is moved aside first and removed after. */
+async function replaceFolder(from: string, to: string): Promise<void> {
+  const aside = `${to}.old-${process.pid}`;
+  const hadOld = existsSync(to);
+  if (hadOld) await rename(to, aside);
+  await rename(from, to);
+  if (hadOld) await rm(aside, { recursive: true, force: true });
+}

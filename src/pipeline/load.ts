@@ -1,0 +1,161 @@
+/**
+ * Reads a pipeline file: YAML with `${VAR}` / `${VAR:-default}` environment references in string
+ * values, checked against the schema. Every problem is one line naming the file, the line and the key.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import type { z } from 'zod';
+import { GsrError, errorMessage } from '../util/errors.js';
+import { PipelineSchema, type PipelineConfig } from './config.js';
+
+export interface LoadedPipeline {
+  /** Absolute path of the pipeline file. */
+  file: string;
+  config: PipelineConfig;
+  /** Models left out because an `if_env` variable is not set, with why. */
+  skippedModels: Array<{ name: string; reason: string }>;
+}
+
+type PathKey = string | number;
+
+function pathText(path: readonly PathKey[]): string {
+  let out = '';
+  for (const k of path) out += typeof k === 'number' ? `[${k}]` : out === '' ? k : `.${k}`;
+  return out || '(top level)';
+}
+
+/**
+ * Walks `path` as far as it exists. `value` is the node reached; `at` is where to point a message:
+ * a scalar's value, or the key of a nested mapping or list.
+ */
+function walk(doc: Document, path: readonly PathKey[]): { value: unknown; at: YamlNode | undefined } {
+  let value: unknown = doc.contents;
+  let at = value as YamlNode | undefined;
+  for (const key of path) {
+    if (isMap(value)) {
+      const pair = value.items.find((p) => (p.key as { value?: unknown })?.value === key);
+      if (!pair) break;
+      value = pair.value;
+      at = (isMap(pair.value) || isSeq(pair.value) || !pair.value ? pair.key : pair.value) as YamlNode;
+    } else if (isSeq(value) && typeof key === 'number' && value.items[key] !== undefined) {
+      value = value.items[key];
+      at = value as YamlNode;
+    } else break;
+  }
+  return { value, at };
+}
+
+function nodeAt(doc: Document, path: readonly PathKey[]): YamlNode | undefined {
+  return walk(doc, path).at;
+}
+
+function keyNode(doc: Document, path: readonly PathKey[], key: string): YamlNode | undefined {
+  const { value, at } = walk(doc, path);
+  if (!isMap(value)) return at;
+  const pair = value.items.find((p) => (p.key as { value?: unknown })?.value === key);
+  return (pair?.key as YamlNode | undefined) ?? at;
+}
+
+function lineOf(node: YamlNode | undefined, lines: LineCounter): string {
+  const offset = node?.range?.[0];
+  if (offset === undefined) return '';
+  const pos = lines.linePos(offset);
+  return `${pos.line}:${pos.col}`;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, doc: Document, lines: LineCounter, file: string): string {
+  const path = issue.path.filter((k): k is PathKey => typeof k !== 'symbol');
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0];
+    const where = lineOf(keyNode(doc, path, key), lines);
+    const at = path.length ? ` in ${pathText(path)}` : '';
+    return `${file}:${where}: unknown key "${key}"${at}`;
+  }
+  const where = lineOf(nodeAt(doc, path), lines);
+  return `${file}:${where}: ${pathText(path)}: ${issue.message}`;
+}
+
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Replaces `${VAR}` / `${VAR:-default}` in every string of `value`; an unset VAR without a default is an error. */
+function interpolate(value: unknown, env: NodeJS.ProcessEnv, where: string): unknown {
+  if (typeof value === 'string') {
+    return value.replace(ENV_REF, (_m, name: string, fallback: string | undefined) => {
+      const v = env[name];
+      if (v !== undefined && v !== '') return v;
+      if (fallback !== undefined) return fallback;
+      throw new GsrError(`${where}: environment variable ${name} is not set`);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${where}[${i}]`));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, where ? `${where}.${k}` : k)]));
+  }
+  return value;
+}
+
+function resolvePaths(config: PipelineConfig, base: string): PipelineConfig {
+  const abs = (p: string | undefined) => (p === undefined || isAbsolute(p) ? p : resolve(base, p));
+  const c = structuredClone(config);
+  c.out = abs(c.out)!;
+  if (c.dataset.whatsup) c.dataset.whatsup.root = abs(c.dataset.whatsup.root)!;
+  if (c.dataset.manifest) c.dataset.manifest = abs(c.dataset.manifest);
+  c.annotations.file = abs(c.annotations.file);
+  if (c.annotations.models?.models_dir) c.annotations.models.models_dir = abs(c.annotations.models.models_dir);
+  c.prompts.templates = abs(c.prompts.templates);
+  for (const m of c.models) m.templates = abs(m.templates);
+  return c;
+}
+
+/**
+ * Parses and validates pipeline text. `file` names the file in messages and anchors relative paths.
+ * Throws a one-line GsrError on the first problem.
+ */
+export function parsePipeline(text: string, file: string, env: NodeJS.ProcessEnv = process.env): LoadedPipeline {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const err = doc.errors[0];
+    const pos = lines.linePos(err.pos[0]);
+    throw new GsrError(`${file}:${pos.line}:${pos.col}: invalid YAML: ${err.message.split('\n')[0]}`);
+  }
+  const raw = doc.toJS() as unknown;
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new GsrError(`${file}: a pipeline file must be a YAML mapping`);
+  const parsed = PipelineSchema.safeParse(raw);
+  if (!parsed.success) {
+    const more = parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more)` : '';
+    throw new GsrError(describeIssue(parsed.error.issues[0], doc, lines, file) + more);
+  }
+  const skippedModels: LoadedPipeline['skippedModels'] = [];
+  const kept = parsed.data.models.filter((m) => {
+    const unset = (m.if_env ?? []).filter((name) => !env[name]);
+    if (unset.length > 0) skippedModels.push({ name: m.name, reason: `${unset.join(', ')} not set` });
+    return unset.length === 0;
+  });
+  let config: PipelineConfig;
+  try {
+    config = interpolate({ ...parsed.data, models: kept }, env, '') as PipelineConfig;
+  } catch (err) {
+    throw new GsrError(`${file}: ${errorMessage(err)}`);
+  }
+  const names = new Set<string>();
+  for (const m of config.models) {
+    if (names.has(m.name)) throw new GsrError(`${file}: models: the name "${m.name}" is used twice`);
+    names.add(m.name);
+  }
+  return { file, config: resolvePaths(config, dirname(resolve(file))), skippedModels };
+}
+
+/** Reads and validates a pipeline file. */
+export async function loadPipeline(file: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedPipeline> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new GsrError(code === 'ENOENT' ? `pipeline file not found: ${file}` : `cannot read ${file}: ${code ?? errorMessage(err)}`);
+  }
+  return { ...parsePipeline(text, file, env), file: resolve(file) };
+}
+

@@ -1,0 +1,137 @@
+/**
+ * Stage `annotate`: writes `annotations.json` (COCO) from the synthetic renderer's exact truth, the
+ * auto-annotator (`gsr annotate` models), or a file the user brings. On synthetic data it also runs
+ * the auto-annotator when its models are installed and reports its quality against the exact truth.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { annotate, annotationQuality, readCocoFile, targetsFromManifest, type CocoFile } from '../../annotate/index.js';
+import { getManifest, modelFilePath } from '../../perception/index.js';
+import { GsrError } from '../../util/errors.js';
+import { writeJsonAtomic } from '../../util/fs.js';
+import type { PipelineConfig } from '../config.js';
+import type { Stage, StageContext } from '../engine.js';
+import { fileDigest } from '../hash.js';
+import { EXACT_ANNOTATIONS_FILE, MANIFEST_FILE } from './dataset.js';
+
+export const ANNOTATIONS = 'annotations.json';
+export const DEFAULT_DETECTOR = 'grounding-dino-tiny';
+
+export interface AnnotateStageSummary {
+  source: 'exact' | 'models' | 'file';
+  /** One line saying what perception was used, for the summary. */
+  perception: string;
+  images: number;
+  annotations: number;
+  /** Auto-annotator quality against the exact truth (synthetic data with models installed). */
+  quality?: unknown;
+  failed?: number;
+}
+
+type Source = 'exact' | 'models' | 'file';
+
+/** Which annotation source a pipeline uses once `auto` is resolved. */
+export function annotationSource(config: PipelineConfig): Source {
+  const s = config.annotations.source;
+  if (s !== 'auto') return s;
+  if (config.annotations.file) return 'file';
+  return config.dataset.synthetic ? 'exact' : 'models';
+}
+
+/** Model ids the annotator would use, with defaults. */
+function annotatorModels(config: PipelineConfig) {
+  const m = config.annotations.models;
+  return {
+    detector: m?.detector ?? DEFAULT_DETECTOR,
+    segmenter: m?.segmenter ?? null,
+    depth: m?.depth ?? null,
+    device: m?.device ?? 'auto',
+    modelsDir: m?.models_dir ?? resolve('models'),
+    params: Object.fromEntries(
+      Object.entries({ box_threshold: m?.box_threshold, text_threshold: m?.text_threshold, score_threshold: m?.score_threshold }).filter(([, v]) => v !== undefined),
+    ) as Record<string, number>,
+  };
+}
+
+/** Model ids among `ids` whose files are not all present in `modelsDir` (unknown ids count as missing). */
+export async function missingModels(ids: string[], modelsDir: string): Promise<string[]> {
+  const missing: string[] = [];
+  for (const id of ids) {
+    try {
+      const manifest = await getManifest(id);
+      if (!manifest.files.every((f) => existsSync(modelFilePath(manifest, f.role, modelsDir)))) missing.push(id);
+    } catch {
+      missing.push(id);
+    }
+  }
+  return missing;
+}
+
+/** Depth PNG paths are relative to the annotation file; re-anchor them for the file's new folder. */
+function reanchorDepth(coco: CocoFile, fromDir: string, toDir: string): CocoFile {
+  return { ...coco, images: coco.images.map((im) => (im.depth_file ? { ...im, depth_file: relative(toDir, resolve(fromDir, im.depth_file)).split('\\').join('/') } : im)) };
+}
+
+async function runAnnotator(config: PipelineConfig, ctx: StageContext, manifest: string, outDir: string) {
+  const m = annotatorModels(config);
+  const targets = await targetsFromManifest(manifest);
+  ctx.progress.start(targets.length, 'images');
+  return annotate({
+    targets, outDir, detector: m.detector, segmenter: m.segmenter, depth: m.depth, modelsDir: m.modelsDir, device: m.device, params: m.params,
+    progress: { tick: (n, failed) => ctx.progress.tick(n, failed), stop() {} },
+  });
+}
+
+export function annotateStage(config: PipelineConfig): Stage {
+  const source = annotationSource(config);
+  const m = annotatorModels(config);
+  const wanted = [m.detector, m.segmenter, m.depth].filter((x): x is string => x !== null);
+  return {
+    name: 'annotate',
+    after: ['dataset'],
+    settings: { source, models: source === 'file' ? null : m, compare: source === 'exact' && config.annotations.compare_models },
+    async fingerprint() {
+      if (source === 'file') return { file: await fileDigest(config.annotations.file!) };
+      // Installing a model changes what an exact-truth run does (it adds the quality comparison).
+      return { missing: await missingModels(wanted, m.modelsDir) };
+    },
+    async run(ctx): Promise<AnnotateStageSummary> {
+      const datasetDir = ctx.input('dataset');
+      const manifest = join(datasetDir, MANIFEST_FILE);
+      const out = join(ctx.dir, ANNOTATIONS);
+      const finalDir = ctx.finalDir;
+      if (source === 'file') {
+        const file = config.annotations.file!;
+        const coco = await readCocoFile(file);
+        await writeJsonAtomic(out, reanchorDepth(coco, dirname(file), finalDir));
+        return { source, perception: `annotations from ${file}`, images: coco.images.length, annotations: coco.annotations.length };
+      }
+      if (source === 'exact') {
+        const exactPath = join(datasetDir, EXACT_ANNOTATIONS_FILE);
+        if (!existsSync(exactPath)) throw new GsrError('annotations.source is exact, but the dataset has no exact annotations (only synthetic scenes do)');
+        const truth = await readCocoFile(exactPath);
+        await writeJsonAtomic(out, reanchorDepth(truth, datasetDir, finalDir));
+        const summary: AnnotateStageSummary = { source, perception: '', images: truth.images.length, annotations: truth.annotations.length };
+        const missing = await missingModels(wanted, m.modelsDir);
+        if (!config.annotations.compare_models) {
+          summary.perception = 'exact synthetic ground truth';
+        } else if (missing.length > 0) {
+          summary.perception = `exact synthetic ground truth (no ${missing.includes(m.detector) ? 'detector' : 'model'} installed: run \`gsr models pull ${missing[0]}\`)`;
+        } else {
+          const auto = await runAnnotator(config, ctx, manifest, join(ctx.dir, 'auto'));
+          const quality = annotationQuality(await readCocoFile(auto.annotations_file), truth);
+          await writeJsonAtomic(join(ctx.dir, 'quality.json'), quality);
+          summary.quality = quality;
+          summary.failed = auto.images_failed;
+          const r50 = quality.recall_at_50 === null ? 'n/a' : `${(quality.recall_at_50 * 100).toFixed(1)}%`;
+          summary.perception = `exact synthetic ground truth; auto-annotator (${wanted.join(' + ')}) box recall@0.5 ${r50} against it`;
+        }
+        return summary;
+      }
+      const missing = await missingModels(wanted, m.modelsDir);
+      if (missing.length > 0) throw new GsrError(`model ${missing[0]} is not installed in ${m.modelsDir} (run \`gsr models pull ${missing[0]}\`)`);
+      const r = await runAnnotator(config, ctx, manifest, ctx.dir);
+      return { source, perception: `auto-annotator: ${wanted.join(' + ')} on ${r.device}`, images: r.images_total, annotations: r.objects_found, failed: r.images_failed };
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Stage `dataset`: writes `manifest.jsonl` from synthetic scenes (with their exact annotations and
+ * depth maps), a What'sUp root, or an existing manifest (image paths re-anchored so they still resolve).
+ */
+import { readdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { importWhatsup, readManifest, synthesizeDataset, type ManifestItem } from '../../datasets/index.js';
+import { writeJsonlAtomic } from '../../util/fs.js';
+import { VERSION } from '../../version.js';
+import type { PipelineConfig } from '../config.js';
+import type { Stage } from '../engine.js';
+import { fileDigest, listFiles } from '../hash.js';
+
+export const MANIFEST_FILE = 'manifest.jsonl';
+/** Exact annotations the synthetic renderer writes beside its manifest. */
+export const EXACT_ANNOTATIONS_FILE = 'annotations.json';
+
+export interface DatasetSummary {
+  kind: 'synthetic' | 'whatsup' | 'manifest';
+  items: number;
+  counts: Record<string, number>;
+  /** True when the stage folder holds exact annotations (synthetic scenes). */
+  exact_annotations: boolean;
+  warnings: string[];
+}
+
+/** Fingerprint of a folder tree by names, sizes and modification times (cheap for thousands of images). */
+async function treeFingerprint(root: string): Promise<Array<[string, number, number]>> {
+  const out: Array<[string, number, number]> = [];
+  for (const f of await listFiles(root)) out.push([f.path, f.size, (await stat(join(root, f.path))).mtimeMs]);
+  return out;
+}
+
+export function datasetStage(config: PipelineConfig): Stage {
+  const d = config.dataset;
+  return {
+    name: 'dataset',
+    after: [],
+    settings: { dataset: d, version: d.synthetic ? VERSION : undefined },
+    async fingerprint() {
+      if (d.whatsup) {
+        // The record files by content; the images by name, size and time.
+        const jsons = (await readdir(d.whatsup.root)).filter((n) => n.endsWith('.json')).sort();
+        return { json: await Promise.all(jsons.map(async (n) => [n, await fileDigest(join(d.whatsup!.root, n))])), tree: await treeFingerprint(d.whatsup.root) };
+      }
+      if (d.manifest) return { manifest: await fileDigest(d.manifest) };
+      return null;
+    },
+    async run(ctx): Promise<DatasetSummary> {
+      const out = join(ctx.dir, MANIFEST_FILE);
+      if (d.synthetic) {
+        ctx.progress.start(d.synthetic.count, 'scenes');
+        const r = await synthesizeDataset({ out: ctx.dir, count: d.synthetic.count, seed: d.synthetic.seed, onScene: () => ctx.progress.tick() });
+        return { kind: 'synthetic', items: r.scenes, counts: r.counts, exact_annotations: true, warnings: [] };
+      }
+      if (d.whatsup) {
+        const imported = await importWhatsup(d.whatsup.root, { splits: d.whatsup.splits, skipInvalid: true });
+        const kept: ManifestItem[] = [];
+        const perSplit: Record<string, number> = {};
+        for (const item of imported.items) {
+          const n = perSplit[item.split] ?? 0;
+          if (d.whatsup.limit !== undefined && n >= d.whatsup.limit) continue;
+          perSplit[item.split] = n + 1;
+          kept.push(item);
+        }
+        await writeJsonlAtomic(out, kept);
+        for (const s of imported.skipped) ctx.notice(`skipped: ${s}`);
+        return { kind: 'whatsup', items: kept.length, counts: perSplit, exact_annotations: false, warnings: [...imported.warnings, ...imported.skipped] };
+      }
+      // An existing manifest: items without a root resolved against its folder; anchor them there.
+      const source = d.manifest!;
+      const items: ManifestItem[] = [];
+      const counts: Record<string, number> = {};
+      for await (const item of readManifest(source)) {
+        items.push(item.root === undefined ? { ...item, root: dirname(resolve(source)) } : item);
+        counts[item.split] = (counts[item.split] ?? 0) + 1;
+      }
+      await writeJsonlAtomic(out, items);
+      return { kind: 'manifest', items: items.length, counts, exact_annotations: false, warnings: [] };
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Stage `prompts`: one prompt file per task (`<task>.jsonl`), plus `<model>/<task>.jsonl` for models
+ * with their own templates. DAP depth hints come from the annotate stage's annotations.
+ */
+import { join } from 'node:path';
+import { buildPromptFile, type BuildPromptsSummary } from '../../prompts/index.js';
+import type { ModelConfig, PipelineConfig, PipelineTask } from '../config.js';
+import type { Stage } from '../engine.js';
+import { fileDigest } from '../hash.js';
+import { ANNOTATIONS } from './annotate.js';
+import { MANIFEST_FILE } from './dataset.js';
+
+export interface PromptsStageSummary {
+  /** Prompt file (relative to the stage folder) by template set ('' = default) and task. */
+  files: Record<string, Partial<Record<PipelineTask, string>>>;
+  counts: Record<string, { items: number; prompts: number; skipped: number }>;
+  skipped_examples: Array<{ file: string; item: string; reason: string }>;
+}
+
+/** The prompt file a model reads for a task, relative to the prompts stage folder. */
+export function promptFileFor(model: Pick<ModelConfig, 'name' | 'templates'>, task: PipelineTask): string {
+  return model.templates ? `${model.name}/${task}.jsonl` : `${task}.jsonl`;
+}
+
+export function promptsStage(config: PipelineConfig): Stage {
+  const p = config.prompts;
+  const sets: Array<{ name: string; templates?: string; model?: string }> = [{ name: '', templates: p.templates }];
+  for (const m of config.models) if (m.templates) sets.push({ name: m.name, templates: m.templates, model: m.model ?? m.name });
+  return {
+    name: 'prompts',
+    after: ['dataset', 'annotate'],
+    settings: { tasks: p.tasks, permutations: p.permutations, dap: p.dap, sets: sets.map((s) => ({ name: s.name, model: s.model })) },
+    async fingerprint() {
+      return Promise.all(sets.map(async (s) => (s.templates ? fileDigest(s.templates) : null)));
+    },
+    async run(ctx): Promise<PromptsStageSummary> {
+      const manifest = join(ctx.input('dataset'), MANIFEST_FILE);
+      const annotations = join(ctx.input('annotate'), ANNOTATIONS);
+      const summary: PromptsStageSummary = { files: {}, counts: {}, skipped_examples: [] };
+      ctx.progress.start(sets.length * p.tasks.length, 'prompt files');
+      for (const set of sets) {
+        summary.files[set.name] = {};
+        for (const task of p.tasks) {
+          const rel = set.name ? `${set.name}/${task}.jsonl` : `${task}.jsonl`;
+          const r: BuildPromptsSummary = await buildPromptFile({
+            manifest, task, out: join(ctx.dir, rel), annotations, permutations: p.permutations, templatesFile: set.templates, model: set.model,
+            baseTask: task === 'dap' ? p.dap.base_task : undefined, depthStat: p.dap.depth_stat, relations: task === 'dap' ? p.dap.relations : undefined,
+          });
+          summary.files[set.name][task] = rel;
+          summary.counts[rel] = { items: r.items, prompts: r.prompts, skipped: r.skipped.length };
+          for (const s of r.skipped.slice(0, 5)) summary.skipped_examples.push({ file: rel, ...s });
+          if (r.skipped.length > 0) ctx.notice(`${rel}: ${r.skipped.length} items skipped (first: ${r.skipped[0].item}: ${r.skipped[0].reason})`);
+          ctx.progress.tick();
+        }
+      }
+      return summary;
+    },
+  };
+}

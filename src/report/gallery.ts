@@ -1,0 +1,182 @@
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import sharp from 'sharp';
+import type { GroundingItemRecord, ModelResults, ReasoningItemRecord } from '../analysis/results-types.js';
+import { errorMessage } from '../util/errors.js';
+import { readJsonl } from '../util/jsonl.js';
+
+/** One scored answer shown in the gallery. */
+export interface GalleryEntry {
+  kind: 'grounding' | 'reasoning';
+  /** Model name, with `/variant` for subfolder results (e.g. `m/dap`). */
+  model: string;
+  split: string;
+  item: string;
+  verdict: 'hit' | 'miss' | 'correct' | 'wrong' | 'unparsed';
+  /** What was asked: role and phrase, or relation and rotation. */
+  detail: string;
+  output: string;
+  extracted?: string;
+  box?: number[] | null;
+  gt?: number[] | null;
+  iou?: number | null;
+  key?: string;
+  prompt?: string;
+  /** Key into the gallery's images, when the image was found. */
+  image?: string;
+}
+
+/** A downscaled image, embedded once and shared by entries. */
+export interface GalleryImage {
+  id: string;
+  dataUrl: string;
+  /** Original size: boxes are in these pixels. */
+  width: number;
+  height: number;
+}
+
+export interface GalleryOptions {
+  /** Manifest JSONL (item id -> image path). */
+  manifest?: string;
+  /** Prompts JSONL (key -> text shown with the answer). */
+  prompts?: string;
+  /** Most entries per (model, kind, split, verdict) group (default 6). */
+  perGroup?: number;
+  /** Longest side of thumbnails in pixels (default 360). */
+  thumbSize?: number;
+}
+
+export interface Gallery {
+  entries: GalleryEntry[];
+  images: Map<string, GalleryImage>;
+  warnings: string[];
+}
+
+const PRED_FIELDS = ['box', 'parsed', 'parsed_box', 'pred_box'] as const;
+const GT_FIELDS = ['gt', 'gt_box'] as const;
+
+function firstBox(r: Record<string, unknown>, fields: readonly string[]): number[] | null {
+  for (const f of fields) {
+    const v = r[f];
+    if (Array.isArray(v) && v.length === 4 && v.every((n) => typeof n === 'number' && Number.isFinite(n))) return v as number[];
+  }
+  return null;
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
+
+class Sampler {
+  private readonly counts = new Map<string, number>();
+  readonly entries: GalleryEntry[] = [];
+  constructor(private readonly perGroup: number) {}
+  offer(e: GalleryEntry): void {
+    const g = `${e.model}\u0000${e.kind}\u0000${e.split}\u0000${e.verdict}`;
+    const c = this.counts.get(g) ?? 0;
+    if (c >= this.perGroup) return;
+    this.counts.set(g, c + 1);
+    this.entries.push(e);
+  }
+}
+
+async function streamInto<T>(path: string, warnings: string[], each: (r: T) => void): Promise<void> {
+  if (!existsSync(path)) return;
+  try {
+    for await (const r of readJsonl<T>(path)) if (r && typeof r === 'object') each(r);
+  } catch (err) {
+    warnings.push(`gallery: ${errorMessage(err)}`);
+  }
+}
+
+/** Picks gallery entries by streaming each model's item files: the first few of every group. */
+async function sampleEntries(results: ModelResults[], perGroup: number, warnings: string[]): Promise<GalleryEntry[]> {
+  const sampler = new Sampler(perGroup);
+  for (const r of results) {
+    await streamInto<GroundingItemRecord & Record<string, unknown>>(join(r.dir, 'grounding-items.jsonl'), warnings, (g) => {
+      if (typeof g.item !== 'string' || typeof g.split !== 'string') return;
+      const box = firstBox(g, PRED_FIELDS);
+      const verdict = g.hit === true ? 'hit' : g.status === 'unparsed' || box === null ? 'unparsed' : 'miss';
+      sampler.offer({
+        kind: 'grounding', model: r.model, split: g.split, item: g.item, verdict,
+        detail: `${text(g.role)}: ${text(g.phrase)}`, output: text(g.output), box, gt: firstBox(g, GT_FIELDS),
+        iou: typeof g.iou === 'number' ? g.iou : null, key: typeof g.key === 'string' ? g.key : undefined,
+        image: typeof g.image === 'string' ? g.image : undefined,
+      });
+    });
+    for (const v of r.reasoning) {
+      const dir = v.variant ? join(r.dir, v.variant) : r.dir;
+      await streamInto<ReasoningItemRecord & Record<string, unknown>>(join(dir, 'reasoning-items.jsonl'), warnings, (x) => {
+        if (typeof x.item !== 'string' || typeof x.split !== 'string') return;
+        const verdict = x.status === 'unparsed' ? 'unparsed' : x.correct === true ? 'correct' : 'wrong';
+        const rotation = Array.isArray(x.permutation) ? ` · options [${x.permutation.join(',')}]` : '';
+        sampler.offer({
+          kind: 'reasoning', model: v.variant ? `${r.model}/${v.variant}` : r.model, split: x.split, item: x.item, verdict,
+          detail: `${text(x.relation)}${rotation}${x.task ? ` · ${text(x.task)}` : ''}`, output: text(x.output),
+          extracted: x.extracted === undefined ? undefined : text(x.extracted), key: typeof x.key === 'string' ? x.key : undefined,
+        });
+      });
+    }
+  }
+  return sampler.entries;
+}
+
+/** Item id -> absolute image path, for the selected items only. */
+async function imagePaths(manifest: string, ids: Set<string>, warnings: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const base = dirname(resolve(manifest));
+  await streamInto<{ id?: unknown; image?: unknown; root?: unknown }>(manifest, warnings, (m) => {
+    if (typeof m.id !== 'string' || !ids.has(m.id) || typeof m.image !== 'string') return;
+    out.set(m.id, isAbsolute(m.image) ? m.image : resolve(typeof m.root === 'string' ? m.root : base, m.image));
+  });
+  if (!existsSync(manifest)) warnings.push(`gallery: manifest not found: ${manifest}`);
+  return out;
+}
+
+async function thumbnail(path: string, size: number): Promise<Omit<GalleryImage, 'id'>> {
+  const img = sharp(path).rotate();
+  const meta = await img.metadata();
+  // After EXIF rotation, 90-degree orientations swap width and height.
+  const swap = (meta.orientation ?? 1) >= 5;
+  const width = (swap ? meta.height : meta.width) ?? 0;
+  const height = (swap ? meta.width : meta.height) ?? 0;
+  const jpeg = await img.resize({ width: size, height: size, fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 72 }).toBuffer();
+  return { dataUrl: `data:image/jpeg;base64,${jpeg.toString('base64')}`, width, height };
+}
+
+/**
+ * Builds the gallery: samples entries, finds their images through the manifest (or an `image` field on
+ * the record), downsizes each image once with sharp, and attaches prompt texts when a prompts file is given.
+ * Missing images or prompts are warnings, never errors.
+ */
+export async function collectGallery(results: ModelResults[], options: GalleryOptions = {}): Promise<Gallery> {
+  const warnings: string[] = [];
+  const entries = await sampleEntries(results, options.perGroup ?? 6, warnings);
+  const paths = options.manifest ? await imagePaths(options.manifest, new Set(entries.map((e) => e.item)), warnings) : new Map<string, string>();
+  const images = new Map<string, GalleryImage>();
+  const idByPath = new Map<string, string | null>();
+  for (const e of entries) {
+    const path = e.image ?? paths.get(e.item);
+    e.image = undefined;
+    if (!path) continue;
+    if (!idByPath.has(path)) {
+      try {
+        const id = `img${images.size}`;
+        images.set(id, { id, ...(await thumbnail(path, options.thumbSize ?? 360)) });
+        idByPath.set(path, id);
+      } catch (err) {
+        warnings.push(`gallery: cannot read image ${path}: ${errorMessage(err)}`);
+        idByPath.set(path, null);
+      }
+    }
+    e.image = idByPath.get(path) ?? undefined;
+  }
+  if (options.prompts) {
+    const wanted = new Map<string, GalleryEntry[]>();
+    for (const e of entries) if (e.key) wanted.set(e.key, [...(wanted.get(e.key) ?? []), e]);
+    if (!existsSync(options.prompts)) warnings.push(`gallery: prompts file not found: ${options.prompts}`);
+    await streamInto<{ key?: unknown; text?: unknown }>(options.prompts, warnings, (p) => {
+      if (typeof p.key !== 'string') return;
+      for (const e of wanted.get(p.key) ?? []) e.prompt = text(p.text);
+    });
+  }
+  return { entries, images, warnings };
+}

@@ -1,0 +1,129 @@
+import type { RegressionReport } from '../analysis/regression.js';
+import { escapeHtml as h } from './escape.js';
+import type { Gallery } from './gallery.js';
+import type { Cell, DapRow, GroundingTable, ReasoningTable, RelationBreakdown, SplitBreakdownRow } from './summary.js';
+
+const pct = (v: number) => (100 * v).toFixed(1);
+
+/** A table cell showing a percentage and its CI; `data-value` keeps the raw fraction for tools and tests. */
+function cellHtml(c: Cell, testId: string): string {
+  if (c.value === null) return `<td class="na" data-testid="${h(testId)}">—</td>`;
+  const ci = c.ci && Number.isFinite(c.ci.low) ? `<span class="ci">[${pct(c.ci.low)}, ${pct(c.ci.high)}]</span>` : '';
+  return `<td data-testid="${h(testId)}" data-value="${c.value}">${pct(c.value)}${ci}</td>`;
+}
+
+export function reasoningTableHtml(t: ReasoningTable): string {
+  if (t.rows.length === 0) return '<p class="note">No reasoning results.</p>';
+  const head1 = t.splits.map((s) => `<th colspan="2">${h(s)}</th>`).join('') + '<th colspan="2">Total Average</th>';
+  const head2 = [...t.splits, 'total'].map(() => '<th>Circ.</th><th>Van.</th>').join('');
+  const body = t.rows
+    .map((r) => {
+      const cells = t.splits.map((s) => cellHtml(r.cells[s].circular, `t1:${r.model}:${s}:circular`) + cellHtml(r.cells[s].vanilla, `t1:${r.model}:${s}:vanilla`)).join('');
+      const total = cellHtml(r.total.circular, `t1:${r.model}:total:circular`) + cellHtml(r.total.vanilla, `t1:${r.model}:total:vanilla`);
+      return `<tr><th scope="row">${h(r.model)}</th>${cells}${total}</tr>`;
+    })
+    .join('\n');
+  return `<table id="table1"><thead><tr><th rowspan="2">Model</th>${head1}</tr><tr>${head2}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+export function groundingTableHtml(t: GroundingTable): string {
+  if (t.rows.length === 0) return '<p class="note">No grounding results.</p>';
+  const head = t.columns.map((c) => `<th>${h(c)}</th>`).join('') + '<th>Avg G-Score</th>';
+  const body = t.rows
+    .map((r) => `<tr><th scope="row">${h(r.model)}</th>${t.columns.map((c) => cellHtml(r.cells[c], `t2:${r.model}:${c}`)).join('')}${cellHtml(r.avg, `t2:${r.model}:avg`)}</tr>`)
+    .join('\n');
+  return `<table id="table2"><thead><tr><th>Model</th>${head}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+const pFmt = (p: number) => (p < 1e-4 ? p.toExponential(2) : p.toFixed(4));
+
+export function dapTableHtml(rows: DapRow[]): string {
+  if (rows.length === 0) return '<p class="note">No DAP results (needs <code>dap/</code> and <code>nodap/</code> subfolders with item files).</p>';
+  const body = rows
+    .map(
+      (r) =>
+        `<tr><th scope="row">${h(r.model)}</th><td>${h(r.split)}</td><td>${h(r.subset)}</td><td>${r.n}</td>` +
+        `<td data-testid="dap:${h(r.model)}:${h(r.split)}:${h(r.subset)}:without" data-value="${r.without}">${pct(r.without)}</td>` +
+        `<td data-testid="dap:${h(r.model)}:${h(r.split)}:${h(r.subset)}:with" data-value="${r.with}">${pct(r.with)}</td>` +
+        `<td>${r.mcnemar.b}</td><td>${r.mcnemar.c}</td>` +
+        `<td data-testid="dap:${h(r.model)}:${h(r.split)}:${h(r.subset)}:p" data-value="${r.mcnemar.p}">${pFmt(r.mcnemar.p)}</td></tr>`,
+    )
+    .join('\n');
+  return (
+    '<table id="dap"><thead><tr><th>Model</th><th>Split</th><th>Items</th><th>n</th><th>Circ. without</th><th>Circ. with DAP</th>' +
+    '<th>only with</th><th>only without</th><th>McNemar p (exact)</th></tr></thead><tbody>' +
+    body +
+    '</tbody></table>'
+  );
+}
+
+export function relationTableHtml(t: RelationBreakdown): string {
+  if (t.rows.length === 0) return '<p class="note">No reasoning item records.</p>';
+  const head = t.relations.map((r) => `<th>${h(r)}</th>`).join('');
+  const body = t.rows
+    .map((r) => `<tr><th scope="row">${h(r.model)}</th>${t.relations.map((rel) => cellHtml(r.cells[rel], `rel:${r.model}:${rel}`)).join('')}</tr>`)
+    .join('\n');
+  return `<table id="relations"><thead><tr><th>Model</th>${head}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+export function splitTableHtml(rows: SplitBreakdownRow[]): string {
+  if (rows.length === 0) return '<p class="note">No reasoning results.</p>';
+  const body = rows
+    .map(
+      (r) =>
+        `<tr><th scope="row">${h(r.model)}</th><td>${h(r.split)}</td><td>${r.n}</td><td>${r.unparsed ?? '—'}</td><td>${r.options ?? '—'}</td>` +
+        `<td>${r.vanilla_correct ?? '—'}</td><td>${r.chance_p === null ? '—' : pFmt(r.chance_p)}</td></tr>`,
+    )
+    .join('\n');
+  return (
+    '<table id="splits"><thead><tr><th>Model</th><th>Split</th><th>Items</th><th>Unparsed</th><th>Options</th>' +
+    '<th>Vanilla correct</th><th>p (above chance, exact binomial)</th></tr></thead><tbody>' +
+    body +
+    '</tbody></table>'
+  );
+}
+
+export function regressionHtml(r: RegressionReport | null, svg: string | null, note: string): string {
+  if (!r || !svg) return `<p class="note">${h(note)}</p>`;
+  const rows = r.coefficients
+    .map((c) => `<tr><th scope="row">${h(c.name)}</th><td>${c.estimate.toFixed(4)}</td><td>${c.se.toFixed(4)}</td><td>${c.t.toFixed(3)}</td><td data-testid="reg:${h(c.name)}:p" data-value="${c.p}">${pFmt(c.p)}</td><td>[${c.ci[0].toFixed(4)}, ${c.ci[1].toFixed(4)}]</td></tr>`)
+    .join('');
+  return (
+    `<div class="plot">${svg}</div><table id="regression"><thead><tr><th></th><th>coef</th><th>std err</th><th>t</th><th>P&gt;|t|</th><th>95% CI</th></tr></thead><tbody>${rows}</tbody></table>` +
+    `<p class="note">n = ${r.n}, df = ${r.df_resid}, R² = ${r.r2.toFixed(4)}, adj. R² = ${r.adj_r2.toFixed(4)}, F = ${r.f.toFixed(3)} (p = ${pFmt(r.f_p)}). Models: ${h(r.labels.join(', '))}</p>`
+  );
+}
+
+function boxDiv(box: number[], w: number, hgt: number, cls: string): string {
+  const [x1, y1, x2, y2] = box;
+  const style = `left:${((100 * x1) / w).toFixed(2)}%;top:${((100 * y1) / hgt).toFixed(2)}%;width:${((100 * (x2 - x1)) / w).toFixed(2)}%;height:${((100 * (y2 - y1)) / hgt).toFixed(2)}%`;
+  return `<div class="box ${cls}" style="${style}"></div>`;
+}
+
+export function galleryHtml(g: Gallery): string {
+  const options = (name: string, values: string[]) =>
+    `<label>${name} <select data-filter="${name}"><option value="">all</option>${[...new Set(values)].sort().map((v) => `<option value="${h(v)}">${h(v)}</option>`).join('')}</select></label>`;
+  const filters =
+    `<div class="filters">${options('model', g.entries.map((e) => e.model))}${options('split', g.entries.map((e) => e.split))}` +
+    `${options('verdict', g.entries.map((e) => e.verdict))}${options('kind', g.entries.map((e) => e.kind))}<span id="shown"></span></div>`;
+  const imgCss = [...g.images.values()].map((i) => `.${i.id}{background-image:url(${i.dataUrl});aspect-ratio:${i.width}/${i.height}}`).join('\n');
+  const cards = g.entries
+    .map((e) => {
+      const img = e.image ? g.images.get(e.image) : undefined;
+      const boxes = img ? (e.gt ? boxDiv(e.gt, img.width, img.height, 'gt') : '') + (e.box ? boxDiv(e.box, img.width, img.height, 'pred') : '') : '';
+      const picture = img ? `<div class="thumb ${img.id}">${boxes}</div>` : '<div class="noimg">no image</div>';
+      const iou = e.iou !== undefined && e.iou !== null ? ` · IoU ${e.iou.toFixed(3)}` : '';
+      return (
+        `<div class="entry" data-model="${h(e.model)}" data-split="${h(e.split)}" data-verdict="${h(e.verdict)}" data-kind="${h(e.kind)}">` +
+        picture +
+        `<div class="meta"><span class="verdict ${h(e.verdict)}">${h(e.verdict)}</span> <b>${h(e.model)}</b> · ${h(e.split)} · ${h(e.item)}<br>${h(e.detail)}${iou}</div>` +
+        (e.prompt ? `<details><summary>prompt</summary><pre>${h(e.prompt)}</pre></details>` : '') +
+        `<pre class="output">${h(e.output)}</pre>` +
+        (e.extracted !== undefined ? `<div class="meta">extracted: ${h(e.extracted)}</div>` : '') +
+        '</div>'
+      );
+    })
+    .join('\n');
+  const legend = '<p class="note"><span class="key gt"></span> annotation box <span class="key pred"></span> model box</p>';
+  return `<style>${imgCss}</style>${legend}${filters}<div id="gallery">${cards}</div>`;
+}

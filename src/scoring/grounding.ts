@@ -1,0 +1,246 @@
+/**
+ * G-Score (DESIGN.md §5): for every annotated object (split x role), the MLLM's box is parsed and
+ * compared with the detector's box; a hit is IoU >= threshold (0.5 by default). Pure.
+ *
+ * - The population is the annotations: one object per image item and role (the highest-scoring
+ *   annotation when there are several). Objects the detector did not find have no ground truth and
+ *   are not scored; responses for them are counted in `no_annotation`.
+ * - No response / a failed one = `missing`; an answer with no readable box = `unparsed`. Both are
+ *   misses and count 0 in `mean_iou` (`mean_iou_parsed` averages parsed boxes only).
+ * - Avg G-Score = mean accuracy of the columns (ten for the six What'sUp splits).
+ */
+import type { CocoFile, CocoAnnotation, CocoImage } from '../annotate/coco.js';
+import type { ResponseRecord } from '../mllm/types.js';
+import { boxIou, xywhToXyxy, type Box } from '../geometry/boxes.js';
+import { GsrError } from '../util/errors.js';
+import { parseBox, type BoxFormatOption } from './box-parse.js';
+import { qwenSmartResize, type SmartResizeOptions } from './qwen-resize.js';
+import { mean, orderSplits } from './splits.js';
+
+/** Size of the image a model saw, for Qwen2.5-VL pixel boxes: fixed, or Qwen's smart_resize of each image. */
+export type InputSizeSpec = { kind: 'fixed'; width: number; height: number } | ({ kind: 'smart-resize' } & SmartResizeOptions);
+
+export interface ScoreGroundingOptions {
+  boxFormat: BoxFormatOption;
+  /** IoU threshold for a hit (default 0.5). */
+  iou?: number;
+  /** Qwen2.5-VL input size; default smart-resize with the processor's defaults. */
+  inputSize?: InputSizeSpec;
+  /** LLaVA-1.5 padded-square correction. */
+  llavaPadded?: boolean;
+  model?: string;
+}
+
+export type GroundingStatus = 'ok' | 'unparsed' | 'missing' | 'failed';
+
+/** One scored object (a line of grounding-items.jsonl). */
+export interface GroundingItemResult {
+  key: string | null;
+  item: string;
+  split: string;
+  role: 'subject' | 'object';
+  phrase: string;
+  image: string;
+  output: string | null;
+  /** Parsed box, xyxy original-image pixels; null when none. */
+  box: Box | null;
+  format: string | null;
+  guessed: boolean;
+  fixes: string[];
+  reason: string | null;
+  /** Annotation box, xyxy pixels. */
+  gt: Box;
+  gt_score: number;
+  iou: number | null;
+  hit: boolean;
+  status: GroundingStatus;
+}
+
+export interface GroundingColumn {
+  n: number;
+  hits: number;
+  accuracy: number | null;
+  mean_iou: number | null;
+  mean_iou_parsed: number | null;
+  unparsed: number;
+  missing: number;
+}
+
+export interface DetectorColumn {
+  n: number;
+  mean_confidence: number | null;
+  /** Share of objects with detector confidence >= 0.5. */
+  share_confident: number | null;
+}
+
+export interface GroundingResult {
+  model: string;
+  iou_threshold: number;
+  box_format: string;
+  columns: Record<string, GroundingColumn>;
+  avg_g_score: number | null;
+  detector: { columns: Record<string, DetectorColumn>; all: DetectorColumn };
+  /** Formats `auto` chose, with counts. */
+  guessed_formats: Record<string, number>;
+  no_annotation: number;
+  unparsed_reasons: Record<string, number>;
+}
+
+const ROLES = ['subject', 'object'] as const;
+
+function inputSizeFor(spec: InputSizeSpec | undefined, image: CocoImage): { inputWidth?: number; inputHeight?: number } {
+  const s = spec ?? { kind: 'smart-resize' };
+  if (s.kind === 'fixed') return { inputWidth: s.width, inputHeight: s.height };
+  const size = qwenSmartResize(image.width, image.height, s);
+  return size ? { inputWidth: size[0], inputHeight: size[1] } : {};
+}
+
+/** The ground-truth object per "item\0role": the highest-scoring annotation. */
+function groundTruth(coco: CocoFile): Map<string, { image: CocoImage; ann: CocoAnnotation }> {
+  if (!coco || !Array.isArray(coco.images) || !Array.isArray(coco.annotations)) {
+    throw new GsrError('annotations must be COCO JSON with images[] and annotations[]');
+  }
+  const images = new Map<number, CocoImage>();
+  for (const im of coco.images) images.set(im.id, im);
+  const out = new Map<string, { image: CocoImage; ann: CocoAnnotation }>();
+  for (const ann of coco.annotations) {
+    const image = images.get(ann.image_id);
+    if (!image) throw new GsrError(`annotation ${ann.id}: image_id ${ann.image_id} is not in images[]`);
+    if (!ROLES.includes(ann.role)) throw new GsrError(`annotation ${ann.id}: role must be subject or object, got ${JSON.stringify(ann.role)}`);
+    const key = `${image.item_id}\u0000${ann.role}`;
+    const prev = out.get(key);
+    if (!prev || (ann.score ?? 0) > (prev.ann.score ?? 0)) out.set(key, { image, ann });
+  }
+  return out;
+}
+
+/** Scores every annotated object against the model's parsed box. */
+export function scoreGrounding(
+  responses: Iterable<ResponseRecord>,
+  coco: CocoFile,
+  options: ScoreGroundingOptions,
+): { result: GroundingResult; items: GroundingItemResult[] } {
+  const threshold = options.iou ?? 0.5;
+  if (!(threshold > 0 && threshold <= 1)) throw new GsrError(`IoU threshold must be in (0, 1], got ${threshold}`);
+  const truth = groundTruth(coco);
+  const byObject = new Map<string, ResponseRecord>();
+  const models = new Set<string>();
+  for (const r of responses) {
+    if (!r.role || (options.model !== undefined && r.model !== options.model)) continue;
+    models.add(r.model);
+    const key = `${r.item}\u0000${r.role}`;
+    const prev = byObject.get(key);
+    if (prev === undefined || r.status === 'ok' || prev.status !== 'ok') byObject.set(key, r);
+  }
+  if (models.size > 1) throw new GsrError(`responses hold several models (${[...models].sort().join(', ')}); choose one with the model option`);
+  const items: GroundingItemResult[] = [];
+  const guessed: Record<string, number> = {};
+  const reasons: Record<string, number> = {};
+  for (const [key, { image, ann }] of truth) {
+    const r = byObject.get(key);
+    const gt = xywhToXyxy(ann.bbox);
+    const base = {
+      key: r?.key ?? null,
+      item: image.item_id,
+      split: image.split ?? r?.split ?? 'unknown',
+      role: ann.role,
+      phrase: ann.phrase,
+      image: image.file_name,
+      gt,
+      gt_score: ann.score,
+    };
+    if (!r || r.status !== 'ok') {
+      const status = r ? 'failed' : 'missing';
+      reasons[status] = (reasons[status] ?? 0) + 1;
+      items.push({ ...base, output: r?.output ?? null, box: null, format: null, guessed: false, fixes: [], reason: r?.error ?? status, iou: null, hit: false, status });
+      continue;
+    }
+    const parsed = parseBox(r.output, {
+      format: options.boxFormat,
+      width: image.width,
+      height: image.height,
+      llavaPadded: options.llavaPadded,
+      ...inputSizeFor(options.inputSize, image),
+    });
+    if (!parsed.ok) {
+      reasons[parsed.reason] = (reasons[parsed.reason] ?? 0) + 1;
+      items.push({ ...base, output: r.output, box: null, format: parsed.format, guessed: false, fixes: [], reason: `${parsed.reason}: ${parsed.detail}`, iou: null, hit: false, status: 'unparsed' });
+      continue;
+    }
+    if (parsed.guessed) guessed[parsed.format] = (guessed[parsed.format] ?? 0) + 1;
+    const iou = boxIou(parsed.box, gt);
+    items.push({ ...base, output: r.output, box: parsed.box, format: parsed.format, guessed: parsed.guessed, fixes: parsed.fixes, reason: null, iou, hit: iou >= threshold, status: 'ok' });
+  }
+  const noAnnotation = [...byObject.keys()].filter((k) => !truth.has(k)).length;
+  return { result: summarize(items, options, threshold, [...models][0], guessed, reasons, noAnnotation), items };
+}
+
+function columnName(i: GroundingItemResult): string {
+  return `${i.split}/${i.role}`;
+}
+
+/** Split order of Table 2, subject before object. */
+function orderColumns(names: Iterable<string>): string[] {
+  const bySplit = new Map<string, string[]>();
+  for (const n of names) {
+    const cut = n.lastIndexOf('/');
+    const split = n.slice(0, cut);
+    bySplit.set(split, [...(bySplit.get(split) ?? []), n]);
+  }
+  return orderSplits(bySplit.keys()).flatMap((s) => ROLES.map((r) => `${s}/${r}`).filter((c) => bySplit.get(s)!.includes(c)));
+}
+
+function detectorColumn(items: GroundingItemResult[]): DetectorColumn {
+  const scores = items.map((i) => i.gt_score).filter((s) => Number.isFinite(s));
+  return {
+    n: items.length,
+    mean_confidence: mean(scores),
+    share_confident: scores.length ? scores.filter((s) => s >= 0.5).length / scores.length : null,
+  };
+}
+
+function summarize(
+  items: GroundingItemResult[],
+  options: ScoreGroundingOptions,
+  threshold: number,
+  model: string | undefined,
+  guessed: Record<string, number>,
+  reasons: Record<string, number>,
+  noAnnotation: number,
+): GroundingResult {
+  const groups = new Map<string, GroundingItemResult[]>();
+  for (const i of items) {
+    const list = groups.get(columnName(i));
+    if (list) list.push(i);
+    else groups.set(columnName(i), [i]);
+  }
+  const names = orderColumns(groups.keys());
+  const columns: Record<string, GroundingColumn> = {};
+  const detector: Record<string, DetectorColumn> = {};
+  for (const name of names) {
+    const g = groups.get(name)!;
+    const hits = g.filter((i) => i.hit).length;
+    const parsedIous = g.filter((i) => i.iou !== null).map((i) => i.iou as number);
+    columns[name] = {
+      n: g.length,
+      hits,
+      accuracy: g.length ? hits / g.length : null,
+      mean_iou: g.length ? parsedIous.reduce((a, b) => a + b, 0) / g.length : null,
+      mean_iou_parsed: mean(parsedIous),
+      unparsed: g.filter((i) => i.status === 'unparsed').length,
+      missing: g.filter((i) => i.status === 'missing' || i.status === 'failed').length,
+    };
+    detector[name] = detectorColumn(g);
+  }
+  return {
+    model: options.model ?? model ?? 'unknown',
+    iou_threshold: threshold,
+    box_format: options.boxFormat,
+    columns,
+    avg_g_score: mean(names.map((n) => columns[n].accuracy).filter((a): a is number => a !== null)),
+    detector: { columns: detector, all: detectorColumn(items) },
+    guessed_formats: guessed,
+    no_annotation: noAnnotation,
+    unparsed_reasons: reasons,
+  };
+}

@@ -1,0 +1,182 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ols, pearson, spearman, averageRanks, bootstrapMean, mcnemarExact, mcnemarPaired, binomialTest, proportionZTest, seededRandom } from '../../src/analysis/index.js';
+
+const here = new URL('.', import.meta.url).pathname;
+const mtcars = readFileSync(join(here, 'fixtures', 'mtcars.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+const col = (i: number) => mtcars.map((r) => Number(r[i]));
+const mpg = col(1);
+const hp = col(4);
+const wt = col(6);
+
+/** Relative closeness to a published figure printed with `digits` significant digits. */
+function closeToPrinted(actual: number, printed: number, digits: number): void {
+  const scale = 10 ** (Math.floor(Math.log10(Math.abs(printed))) - digits + 1);
+  expect(Math.abs(actual - printed)).toBeLessThanOrEqual(scale / 2 + 1e-15);
+}
+
+describe('ols', () => {
+  it('matches the DESIGN.md §7 statsmodels reference case to 1e-9', () => {
+    const x = [0.05, 0.12, 0.18, 0.22, 0.31, 0.35, 0.42, 0.5, 0.58];
+    const y = [0.31, 0.36, 0.35, 0.44, 0.47, 0.52, 0.5, 0.61, 0.66];
+    const fit = ols(y, { x });
+    const slope = fit.coefficients[1];
+    expect(slope.name).toBe('x');
+    expect(fit.coefficients[0].name).toBe('const');
+    expect(Math.abs(slope.estimate - 0.653120849934)).toBeLessThan(1e-9);
+    expect(Math.abs(slope.se - 0.053455500617)).toBeLessThan(1e-9);
+    expect(Math.abs(slope.p - 5.634064797182e-6)).toBeLessThan(1e-9);
+    expect(Math.abs(slope.p / 5.634064797182e-6 - 1)).toBeLessThan(1e-9);
+    expect(Math.abs(fit.r2 - 0.9552086657)).toBeLessThan(1e-9);
+    expect(fit.n).toBe(9);
+    expect(fit.df_resid).toBe(7);
+  });
+
+  it('checks the mtcars data against its well-known means', () => {
+    closeToPrinted(mpg.reduce((s, v) => s + v) / 32, 20.090625, 8);
+    closeToPrinted(wt.reduce((s, v) => s + v) / 32, 3.21725, 6);
+    closeToPrinted(hp.reduce((s, v) => s + v) / 32, 146.6875, 7);
+  });
+
+  // R: summary(lm(mpg ~ wt + hp, data = mtcars)) and confint() of the same fit.
+  it('matches R lm(mpg ~ wt + hp, mtcars) summary and confint', () => {
+    const fit = ols(mpg, { wt, hp });
+    const [c, b1, b2] = fit.coefficients;
+    expect(fit.coefficients.map((k) => k.name)).toEqual(['const', 'wt', 'hp']);
+    closeToPrinted(c.estimate, 37.22727, 7);
+    closeToPrinted(c.se, 1.59879, 6);
+    closeToPrinted(c.t, 23.285, 5);
+    closeToPrinted(b1.estimate, -3.87783, 6);
+    closeToPrinted(b1.se, 0.63273, 5);
+    closeToPrinted(b1.t, -6.129, 4);
+    closeToPrinted(b1.p, 1.12e-6, 3);
+    closeToPrinted(b2.estimate, -0.03177, 4);
+    closeToPrinted(b2.se, 0.00903, 3);
+    closeToPrinted(b2.t, -3.519, 4);
+    closeToPrinted(b2.p, 0.00145, 3);
+    closeToPrinted(fit.sigma, 2.593, 4);
+    expect(fit.df_resid).toBe(29);
+    closeToPrinted(fit.r2, 0.8268, 4);
+    closeToPrinted(fit.adj_r2, 0.8148, 4);
+    closeToPrinted(fit.f, 69.21, 4);
+    expect(fit.df_model).toBe(2);
+    closeToPrinted(fit.f_p, 9.109e-12, 4);
+    closeToPrinted(c.ci[0], 33.95738245, 9);
+    closeToPrinted(c.ci[1], 40.49715778, 9);
+    closeToPrinted(b1.ci[0], -5.17191604, 9);
+    closeToPrinted(b1.ci[1], -2.58374544, 9);
+    closeToPrinted(b2.ci[0], -0.05024078, 7);
+    closeToPrinted(b2.ci[1], -0.01330512, 7);
+  });
+
+  it('matches R lm(mpg ~ wt, mtcars)', () => {
+    const fit = ols(mpg, { wt });
+    closeToPrinted(fit.coefficients[0].estimate, 37.2851, 6);
+    closeToPrinted(fit.coefficients[1].estimate, -5.3445, 5);
+    closeToPrinted(fit.coefficients[1].se, 0.5591, 4);
+    closeToPrinted(fit.coefficients[1].p, 1.29e-10, 3);
+    closeToPrinted(fit.sigma, 3.046, 4);
+    closeToPrinted(fit.r2, 0.7528, 4);
+    closeToPrinted(fit.adj_r2, 0.7446, 4);
+    closeToPrinted(fit.f, 91.38, 4);
+    // With one regressor the F test is the slope's t test.
+    expect(Math.abs(fit.f_p / fit.coefficients[1].p - 1)).toBeLessThan(1e-9);
+  });
+
+  it('rejects too few observations and mismatched columns', () => {
+    expect(() => ols([1, 2], { x: [1, 2] })).toThrow(/too few/);
+    expect(() => ols([1, 2, 3], { x: [1, 2] })).toThrow(/has 2 values/);
+    expect(() => ols([1, NaN, 3], { x: [1, 2, 3] })).toThrow(/non-finite/);
+  });
+
+  it('handles a collinear column through the pseudo-inverse with df from the rank', () => {
+    const x = [1, 2, 3, 4, 5, 6];
+    const fit = ols([2, 4.1, 5.9, 8.2, 9.8, 12.1], { x, x2: x.map((v) => 2 * v) });
+    expect(fit.df_resid).toBe(4);
+    expect(fit.df_model).toBe(1);
+  });
+});
+
+describe('correlation', () => {
+  // R: cor.test(mtcars$mpg, mtcars$wt) and cor.test(..., method = "spearman", exact = FALSE).
+  it('matches R cor.test on mtcars mpg ~ wt', () => {
+    const p = pearson(mpg, wt);
+    closeToPrinted(p.r, -0.8676594, 7);
+    closeToPrinted(p.p, 1.294e-10, 4);
+    const s = spearman(mpg, wt);
+    closeToPrinted(s.r, -0.886422, 6);
+    closeToPrinted(s.p, 1.488e-11, 4);
+  });
+
+  it('gives the textbook rho for distinct ranks', () => {
+    // rho = 1 - 6·Σd² / (n(n²-1)) = 1 - 6·4 / 120 = 0.8
+    expect(spearman([1, 2, 3, 4, 5], [2, 1, 4, 3, 5]).r).toBeCloseTo(0.8, 12);
+    expect(averageRanks([10, 20, 20, 5])).toEqual([2, 3.5, 3.5, 1]);
+  });
+});
+
+describe('bootstrap', () => {
+  it('is reproducible with a seed and differs across seeds', () => {
+    const values = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? 1 : 0));
+    const a = bootstrapMean(values, { seed: 7 });
+    const b = bootstrapMean(values, { seed: 7 });
+    const c = bootstrapMean(values, { seed: 8 });
+    expect(a).toEqual(b);
+    expect([a.low, a.high]).not.toEqual([c.low, c.high]);
+    expect(a.estimate).toBeCloseTo(67 / 200, 12);
+  });
+
+  it('matches hand-computed intervals', () => {
+    // Constant outcomes: every resample has the same mean.
+    const all = bootstrapMean([1, 1, 1, 1], { seed: 1 });
+    expect([all.low, all.high]).toEqual([1, 1]);
+    // Two items [0, 1]: the resampled mean is 0, 0.5 or 1 with probabilities 1/4, 1/2, 1/4, so
+    // the 2.5% and 97.5% percentiles are 0 and 1.
+    const two = bootstrapMean([0, 1], { seed: 3, resamples: 4000 });
+    expect([two.low, two.high]).toEqual([0, 1]);
+    // Large n: close to the normal interval p ± 1.96·sqrt(p(1-p)/n).
+    const n = 1000;
+    const big = bootstrapMean(Array.from({ length: n }, (_, i) => (i < 600 ? 1 : 0)), { seed: 5, resamples: 4000 });
+    const half = 1.96 * Math.sqrt((0.6 * 0.4) / n);
+    expect(Math.abs(big.low - (0.6 - half))).toBeLessThan(0.005);
+    expect(Math.abs(big.high - (0.6 + half))).toBeLessThan(0.005);
+  });
+
+  it('the generator is uniform enough', () => {
+    const r = seededRandom(42);
+    let s = 0;
+    for (let i = 0; i < 10000; i++) s += r();
+    expect(Math.abs(s / 10000 - 0.5)).toBeLessThan(0.01);
+  });
+});
+
+describe('paired and chance tests', () => {
+  it('exact McNemar matches hand computation', () => {
+    // b = 1, c = 6: p = 2·P(X <= 1), X ~ Bin(7, 1/2) = 2·(1 + 7)/128 = 0.125
+    expect(mcnemarExact(1, 6).p).toBeCloseTo(0.125, 14);
+    // b = 0, c = 5: 2·(1/32) = 0.0625
+    expect(mcnemarExact(0, 5).p).toBeCloseTo(0.0625, 14);
+    // Balanced discordance caps at 1.
+    expect(mcnemarExact(3, 3).p).toBe(1);
+    expect(mcnemarExact(0, 0).p).toBe(1);
+    const paired = mcnemarPaired([true, true, false, false, true], [true, false, true, true, true]);
+    expect([paired.b, paired.c, paired.concordant]).toEqual([1, 2, 2]);
+    // b = 1, c = 2: 2·(1 + 3)/8 = 1 -> capped
+    expect(paired.p).toBe(1);
+  });
+
+  it('binomial test matches R binom.test(682, 925, p = 3/4)', () => {
+    const r = binomialTest(682, 925, 0.75);
+    closeToPrinted(r.p, 0.3825, 4);
+    // Hand-computed: 9 of 10 at chance 1/2 -> two-sided 2·(1 + 10)/1024.
+    expect(binomialTest(9, 10, 0.5).p).toBeCloseTo(22 / 1024, 14);
+    expect(binomialTest(9, 10, 0.5).p_greater).toBeCloseTo(11 / 1024, 14);
+  });
+
+  it('z test against chance', () => {
+    const z = proportionZTest(60, 100, 0.5);
+    expect(z.z).toBeCloseTo(2, 12);
+    expect(z.p).toBeCloseTo(0.04550026389635842, 10);
+  });
+});

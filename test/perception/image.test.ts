@@ -1,0 +1,84 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadImage } from '../../src/perception/image.js';
+import { GsrError } from '../../src/util/errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gsr-image-'));
+const RED = { r: 200, g: 50, b: 10 };
+const base = () => sharp({ create: { width: 40, height: 20, channels: 3, background: RED } });
+
+beforeAll(async () => {
+  await base().png().toFile(join(dir, 'ok.png'));
+  const jpg = await base().jpeg().toBuffer();
+  writeFileSync(join(dir, 'truncated.jpg'), jpg.subarray(0, Math.floor(jpg.length / 2)));
+  writeFileSync(join(dir, 'empty.jpg'), '');
+  writeFileSync(join(dir, 'text.jpg'), 'not an image');
+  await base().greyscale().png().toFile(join(dir, 'grey.png'));
+  await sharp({ create: { width: 4, height: 2, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toFile(join(dir, 'alpha.png'));
+  await base().toColourspace('rgb16').png().toFile(join(dir, 'deep.png'));
+  await base().toColourspace('cmyk').jpeg().toFile(join(dir, 'cmyk.jpg'));
+  // 40x20 stored, orientation 6 (rotate 90 clockwise to view): left half red, right half blue.
+  const left = await sharp({ create: { width: 20, height: 20, channels: 3, background: RED } }).png().toBuffer();
+  await sharp({ create: { width: 40, height: 20, channels: 3, background: { r: 0, g: 0, b: 255 } } })
+    .composite([{ input: left, left: 0, top: 0 }])
+    .png()
+    .withMetadata({ orientation: 6 })
+    .toFile(join(dir, 'exif6.png'));
+});
+
+describe('loadImage', () => {
+  it('decodes RGB to interleaved 8-bit', async () => {
+    const im = await loadImage(join(dir, 'ok.png'));
+    expect([im.width, im.height, im.data.length]).toEqual([40, 20, 2400]);
+    expect(Array.from(im.data.subarray(0, 3))).toEqual([200, 50, 10]);
+  });
+
+  it('expands grayscale to three equal channels', async () => {
+    const im = await loadImage(join(dir, 'grey.png'));
+    expect(im.data.length).toBe(40 * 20 * 3);
+    expect(im.data[0]).toBe(im.data[1]);
+    expect(im.data[1]).toBe(im.data[2]);
+  });
+
+  it('scales 16-bit to 8-bit', async () => {
+    const im = await loadImage(join(dir, 'deep.png'));
+    expect(Array.from(im.data.subarray(0, 3))).toEqual([200, 50, 10]);
+  });
+
+  it('composites alpha on white', async () => {
+    const im = await loadImage(join(dir, 'alpha.png'));
+    expect(Array.from(im.data.subarray(0, 3))).toEqual([255, 255, 255]);
+  });
+
+  it('converts CMYK to sRGB', async () => {
+    const im = await loadImage(join(dir, 'cmyk.jpg'));
+    const [r, g, b] = im.data;
+    expect(Math.abs(r! - 200)).toBeLessThan(20);
+    expect(Math.abs(g! - 50)).toBeLessThan(20);
+    expect(Math.abs(b! - 10)).toBeLessThan(20);
+  });
+
+  it('applies EXIF orientation', async () => {
+    const im = await loadImage(join(dir, 'exif6.png'));
+    expect([im.width, im.height]).toEqual([20, 40]);
+    // After a 90 degree clockwise turn the stored left (red) half is on top.
+    expect(Array.from(im.data.subarray(0, 3))).toEqual([200, 50, 10]);
+    const last = (im.width * im.height - 1) * 3;
+    expect(Array.from(im.data.subarray(last, last + 3))).toEqual([0, 0, 255]);
+  });
+
+  it.each([
+    ['truncated.jpg', /cannot decode image .*truncated\.jpg: .*premature end/],
+    ['empty.jpg', /cannot decode image .*empty\.jpg: file is empty/],
+    ['text.jpg', /cannot decode image .*text\.jpg: .*unsupported image format/],
+    ['missing.jpg', /cannot read image .*missing\.jpg: no such file/],
+  ])('rejects %s with a one-line GsrError', async (name, pattern) => {
+    const err = await loadImage(join(dir, name)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GsrError);
+    expect((err as Error).message).toMatch(pattern);
+    expect((err as Error).message).not.toContain('\n');
+  });
+});

@@ -1,0 +1,114 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runStages, type Stage } from '../../src/pipeline/engine.js';
+import { PipelineProgress } from '../../src/pipeline/progress.js';
+
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'gsr-engine-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const quiet = () => new PipelineProgress(3, () => {});
+
+/** Three stages: a writes settings.n, b doubles a's number, c adds an outside file's number. */
+function chain(n: number, extFile: string, calls: string[], failInB = false): Stage[] {
+  return [
+    {
+      name: 'a', settings: { n }, after: [],
+      async run(ctx) { calls.push('a'); await writeFile(join(ctx.dir, 'a.txt'), String(n)); return { n }; },
+    },
+    {
+      name: 'b', settings: {}, after: ['a'],
+      async run(ctx) {
+        calls.push('b');
+        const v = Number(await readFile(join(ctx.input('a'), 'a.txt'), 'utf8'));
+        // A journal that survives a crash: the stage appends and picks up where it stopped.
+        const journal = join(ctx.dir, 'journal.txt');
+        const before = existsSync(journal) ? readFileSync(journal, 'utf8') : '';
+        writeFileSync(journal, before + 'x');
+        if (failInB) throw new Error('boom');
+        await writeFile(join(ctx.dir, 'b.txt'), String(v * 2));
+        return { resumedFrom: before.length };
+      },
+    },
+    {
+      name: 'c', settings: {}, after: ['b'],
+      async fingerprint() { return readFileSync(extFile, 'utf8'); },
+      async run(ctx) {
+        calls.push('c');
+        const v = Number(await readFile(join(ctx.input('b'), 'b.txt'), 'utf8'));
+        await writeFile(join(ctx.dir, 'c.txt'), String(v + Number(readFileSync(extFile, 'utf8'))));
+        return null;
+      },
+    },
+  ];
+}
+
+describe('stage engine', () => {
+  it('runs stages in order, then skips every unchanged stage', async () => {
+    const out = tmp();
+    const ext = join(out, '..', `ext-${Date.now()}.txt`);
+    dirs.push(ext);
+    writeFileSync(ext, '1');
+    const calls: string[] = [];
+    const first = await runStages(chain(3, ext, calls), { out, progress: quiet() });
+    expect(first.map((o) => o.status)).toEqual(['ran', 'ran', 'ran']);
+    expect(readFileSync(join(out, 'c', 'c.txt'), 'utf8')).toBe('7');
+    const second = await runStages(chain(3, ext, calls), { out, progress: quiet() });
+    expect(second.map((o) => o.status)).toEqual(['skipped', 'skipped', 'skipped']);
+    expect(calls).toEqual(['a', 'b', 'c']);
+  });
+
+  it('reruns a stage whose settings or outside inputs changed, and what reads it', async () => {
+    const out = tmp();
+    const ext = join(out, 'ext.txt');
+    writeFileSync(ext, '1');
+    const calls: string[] = [];
+    await runStages(chain(3, ext, calls), { out: join(out, 'o'), progress: quiet() });
+    calls.length = 0;
+    writeFileSync(ext, '5');
+    const r = await runStages(chain(3, ext, calls), { out: join(out, 'o'), progress: quiet() });
+    expect(r.map((o) => o.status)).toEqual(['skipped', 'skipped', 'ran']);
+    expect(readFileSync(join(out, 'o', 'c', 'c.txt'), 'utf8')).toBe('11');
+    calls.length = 0;
+    const r2 = await runStages(chain(4, ext, calls), { out: join(out, 'o'), progress: quiet() });
+    expect(r2.map((o) => o.status)).toEqual(['ran', 'ran', 'ran']);
+    expect(readFileSync(join(out, 'o', 'c', 'c.txt'), 'utf8')).toBe('13');
+  });
+
+  it('reruns a stage whose output file was deleted or changed in size', async () => {
+    const out = tmp();
+    const ext = join(out, 'ext.txt');
+    writeFileSync(ext, '1');
+    const calls: string[] = [];
+    await runStages(chain(3, ext, calls), { out: join(out, 'o'), progress: quiet() });
+    rmSync(join(out, 'o', 'b', 'b.txt'));
+    const r = await runStages(chain(3, ext, []), { out: join(out, 'o'), progress: quiet() });
+    expect(r.map((o) => o.status)).toEqual(['skipped', 'ran', 'skipped']);
+  });
+
+  it('leaves no folder under a final name for a failed stage, and resumes its partial work', async () => {
+    const out = tmp();
+    const ext = join(out, 'ext.txt');
+    writeFileSync(ext, '1');
+    const o = join(out, 'o');
+    await expect(runStages(chain(3, ext, [], true), { out: o, progress: quiet() })).rejects.toThrow(/^b: boom/);
+    expect(existsSync(join(o, 'a', '.stage.json'))).toBe(true);
+    expect(existsSync(join(o, 'b'))).toBe(false);
+    expect(existsSync(join(o, 'c'))).toBe(false);
+    expect(existsSync(join(o, '.b.partial', 'journal.txt'))).toBe(true);
+    const r = await runStages(chain(3, ext, []), { out: o, progress: quiet() });
+    expect(r.map((x) => x.status)).toEqual(['skipped', 'ran', 'ran']);
+    expect((r[1].record.summary as { resumedFrom: number }).resumedFrom).toBe(1);
+    expect(existsSync(join(o, '.b.partial'))).toBe(false);
+    expect(readFileSync(join(o, 'b', 'journal.txt'), 'utf8')).toBe('xx');
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { parsePipeline } from '../../src/pipeline/load.js';
+
+const BASE = `name: t
+out: out/t
+dataset:
+  synthetic:
+    count: 8
+models:
+  - name: geometric
+    kind: geometric
+`;
+
+describe('pipeline file', () => {
+  it('accepts a minimal file and fills defaults; relative paths resolve against the file', () => {
+    const p = parsePipeline(BASE, '/tmp/x/p.yaml', {});
+    expect(p.config.out).toBe('/tmp/x/out/t');
+    expect(p.config.prompts.tasks).toEqual(['tg', 'mc', 'grounding', 'dap']);
+    expect(p.config.models[0].concurrency).toBe(4);
+    expect(p.config.annotations.source).toBe('auto');
+  });
+
+  it('names the line and the key of an unknown key', () => {
+    const text = BASE.replace('    count: 8\n', '    count: 8\n    colour: red\n');
+    expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/^p\.yaml:6:5: unknown key "colour" in dataset\.synthetic$/);
+  });
+
+  it('names the line and the key of a wrong type', () => {
+    const text = BASE.replace('kind: geometric', 'kind: geometric\n    concurrency: lots');
+    expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/^p\.yaml:9:18: models\[0\]\.concurrency: .*number/);
+  });
+
+  it('reports YAML syntax errors with their line, on one line', () => {
+    try {
+      parsePipeline('name: t\nout: [unclosed\n', 'p.yaml', {});
+      expect.unreachable();
+    } catch (err) {
+      expect((err as Error).message).toMatch(/^p\.yaml:\d+:\d+: invalid YAML: /);
+      expect((err as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('needs exactly one dataset source', () => {
+    const text = BASE.replace('dataset:\n', 'dataset:\n  manifest: m.jsonl\n');
+    expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/p\.yaml:3:1: dataset: give exactly one of synthetic, whatsup, manifest$/);
+  });
+
+  it('fills ${VAR} from the environment and skips models whose if_env is unset', () => {
+    const text = `${BASE}  - name: remote
+    kind: openai
+    base_url: \${GSR_BASE_URL}
+    model: \${GSR_MODEL:-some-model}
+    if_env: [GSR_BASE_URL]
+`;
+    const off = parsePipeline(text, 'p.yaml', {});
+    expect(off.config.models.map((m) => m.name)).toEqual(['geometric']);
+    expect(off.skippedModels).toEqual([{ name: 'remote', reason: 'GSR_BASE_URL not set' }]);
+    const on = parsePipeline(text, 'p.yaml', { GSR_BASE_URL: 'http://h:1/v1' });
+    expect(on.config.models[1]).toMatchObject({ base_url: 'http://h:1/v1', model: 'some-model' });
+  });
+
+  it('fails on an unset variable a kept model needs, naming the field', () => {
+    const text = `${BASE}  - name: remote\n    kind: openai\n    base_url: \${NOPE_URL}\n`;
+    expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/^p\.yaml: models\[1\]\.base_url: environment variable NOPE_URL is not set$/);
+  });
+
+  it('rejects two models with one name', () => {
+    const text = `${BASE}  - name: geometric\n    kind: random\n`;
+    expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/used twice/);
+  });
+});

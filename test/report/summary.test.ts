@@ -1,0 +1,126 @@
+import { join } from 'node:path';
+import { readFileSync, writeFileSync, appendFileSync, mkdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadAllResults, loadModelResults, buildReasoningTable, buildGroundingTable, buildDapTable, buildSplitBreakdown, positionBiasRows, orderSplits, escapeHtml } from '../../src/report/index.js';
+import { EXAMPLE_RESULTS, MODELS, exampleWorkspace, readJsonl } from './helpers.js';
+
+const stat = { seed: 0, resamples: 500 };
+const dirs = MODELS.map((m) => join(EXAMPLE_RESULTS, m));
+
+describe('results folders', () => {
+  it('loads full and partial folders and DAP variants', async () => {
+    const all = await loadAllResults(dirs);
+    expect(all.map((r) => r.model)).toEqual(MODELS);
+    const alpha = all[0];
+    expect(alpha.reasoning.map((v) => v.variant)).toEqual(['', 'dap', 'nodap']);
+    expect(alpha.grounding?.columns['whatsup-a/subject'].n).toBe(16 / 2);
+    const delta = all[3];
+    expect(delta.grounding).toBeNull();
+    expect(delta.groundingOutcomes).toBeNull();
+    expect(all.every((r) => r.warnings.length === 0)).toBe(true);
+  });
+
+  it('folds rotations into CircularEval / VanillaEval outcomes that agree with reasoning.json', async () => {
+    const all = await loadAllResults(dirs);
+    for (const r of all) {
+      const root = r.reasoning.find((v) => v.variant === '')!;
+      for (const [split, s] of Object.entries(root.summary!.splits)) {
+        const items = root.items!.filter((i) => i.split === split);
+        expect(items.length).toBe(s.n);
+        expect(items.filter((i) => i.circular).length / items.length).toBeCloseTo(s.circular, 12);
+        expect(items.filter((i) => i.vanilla).length / items.length).toBeCloseTo(s.vanilla, 12);
+      }
+    }
+  });
+
+  it('keeps going past bad records and names the file', async () => {
+    const ws = exampleWorkspace();
+    const beta = ws.results[1];
+    appendFileSync(join(beta, 'reasoning-items.jsonl'), JSON.stringify({ item: 'x', split: 'whatsup-a' }) + '\n{not json\n');
+    writeFileSync(join(beta, 'grounding.json'), '{"model": "model-beta", "columns": 3}');
+    const r = await loadModelResults(beta);
+    expect(r.warnings.some((w) => w.includes('reasoning-items.jsonl') && w.includes('lack required fields'))).toBe(true);
+    expect(r.warnings.some((w) => w.includes('reasoning-items.jsonl') && w.includes('malformed JSON'))).toBe(true);
+    expect(r.warnings.some((w) => w.includes('grounding.json') && w.includes('columns'))).toBe(true);
+    expect(r.grounding).toBeNull();
+    expect(r.reasoning[0].items!.length).toBe(12);
+  });
+
+  it('rejects an empty folder and duplicate models with one-line errors', async () => {
+    const ws = exampleWorkspace();
+    const empty = join(ws.dir, 'empty');
+    mkdirSync(empty);
+    await expect(loadModelResults(empty)).rejects.toThrow(/no reasoning.json/);
+    await expect(loadModelResults(join(ws.dir, 'missing'))).rejects.toThrow(/results folder not found/);
+    await expect(loadAllResults([dirs[0], dirs[0]])).rejects.toThrow(/appears twice/);
+  });
+});
+
+describe('report tables', () => {
+  it('Table 1 shows the summary values with bootstrap CIs around them', async () => {
+    const all = await loadAllResults(dirs);
+    const t = buildReasoningTable(all, stat);
+    expect(t.splits).toEqual(['whatsup-a', 'whatsup-b']);
+    const alphaJson = JSON.parse(readFileSync(join(dirs[0], 'reasoning.json'), 'utf8'));
+    const cell = t.rows[0].cells['whatsup-a'].circular;
+    expect(cell.value).toBe(alphaJson.splits['whatsup-a'].circular);
+    expect(cell.ci!.low).toBeLessThanOrEqual(cell.value!);
+    expect(cell.ci!.high).toBeGreaterThanOrEqual(cell.value!);
+    expect(t.rows[0].total.circular.value).toBe(alphaJson.total_average.circular);
+    // Same seed, same interval.
+    expect(buildReasoningTable(all, stat).rows[0].cells['whatsup-a'].circular.ci).toEqual(cell.ci);
+  });
+
+  it('Table 2 covers models with grounding only, CIs from hits', async () => {
+    const all = await loadAllResults(dirs);
+    const t = buildGroundingTable(all, stat);
+    expect(t.rows.map((r) => r.model)).toEqual(['model-alpha', 'model-beta', 'model-gamma']);
+    expect(t.columns).toEqual(['whatsup-a/subject', 'whatsup-a/object', 'whatsup-b/subject', 'whatsup-b/object']);
+    const beta = JSON.parse(readFileSync(join(dirs[1], 'grounding.json'), 'utf8'));
+    expect(t.rows[1].cells['whatsup-a/object'].value).toBe(beta.columns['whatsup-a/object'].accuracy);
+    expect(t.rows[1].avg.value).toBe(beta.avg_g_score);
+    // A column with every object hit (or missed) has a zero-width interval.
+    const allHit = t.rows[1].cells['whatsup-a/object'];
+    expect(allHit.value).toBe(1);
+    expect([allHit.ci!.low, allHit.ci!.high]).toEqual([1, 1]);
+  });
+
+  it('DAP rows pair the same items and match a hand count', async () => {
+    const all = await loadAllResults(dirs);
+    const rows = buildDapTable(all);
+    const row = rows.find((r) => r.subset === 'all')!;
+    const circ = (path: string) => {
+      const by = new Map<string, boolean>();
+      for (const r of readJsonl(path)) by.set(r.item as string, (by.get(r.item as string) ?? true) && (r.correct as boolean));
+      return by;
+    };
+    const withDap = circ(join(dirs[0], 'dap', 'reasoning-items.jsonl'));
+    const without = circ(join(dirs[0], 'nodap', 'reasoning-items.jsonl'));
+    let b = 0;
+    let c = 0;
+    for (const [item, w] of withDap) {
+      if (w && !without.get(item)) b++;
+      if (!w && without.get(item)) c++;
+    }
+    expect([row.mcnemar.b, row.mcnemar.c, row.n]).toEqual([b, c, withDap.size]);
+    expect(row.with).toBe([...withDap.values()].filter(Boolean).length / withDap.size);
+  });
+
+  it('per-split rows test VanillaEval against chance and position bias sums to 1', async () => {
+    const all = await loadAllResults(dirs);
+    const rows = buildSplitBreakdown(all);
+    const alphaA = rows.find((r) => r.model === 'model-alpha' && r.split === 'whatsup-a')!;
+    expect(alphaA.options).toBe(4);
+    // 8 of 8 right at chance 1/4: P(X >= 8) = (1/4)^8
+    expect(alphaA.vanilla_correct).toBe(8);
+    expect(alphaA.chance_p).toBeCloseTo(0.25 ** 8, 14);
+    const bias = positionBiasRows(all).filter((r) => r.series === 'model-alpha');
+    expect(bias.map((r) => r.category)).toEqual(['A', 'B', 'C', 'D']);
+    expect(bias.reduce((s, r) => s + r.value, 0)).toBeCloseTo(1, 12);
+  });
+
+  it('orders splits like the benchmark and escapes HTML', () => {
+    expect(orderSplits(['zzz', 'gqa-two', 'whatsup-b', 'whatsup-a'])).toEqual(['whatsup-a', 'whatsup-b', 'gqa-two', 'zzz']);
+    expect(escapeHtml(`<img src=x onerror="a('b')">&`)).toBe('&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;');
+  });
+});
