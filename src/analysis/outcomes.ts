@@ -1,45 +1,59 @@
 import type { GroundingItemRecord, GroundingOutcome, ItemOutcome, ReasoningItemRecord } from './results-types.js';
 
-function isIdentity(perm: number[] | undefined): boolean {
-  return perm !== undefined && perm.every((v, i) => v === i);
+function isFirstPass(r: ReasoningItemRecord): boolean {
+  if (r.rotation !== undefined) return r.rotation === 0;
+  return r.permutation !== undefined && r.permutation.every((v, i) => v === i);
+}
+
+interface Fold {
+  item: string;
+  split: string;
+  relation: string;
+  rotations: number;
+  right: number;
+  circular: boolean;
+  first: boolean;
+  firstSeen: boolean;
+  unparsed: boolean;
 }
 
 /**
  * Folds per-rotation reasoning records into per-item outcomes. CircularEval: right only if every
- * rotation is right. VanillaEval: the rotation in the original option order (else the first seen).
- * `unparsed` means at least one rotation's answer matched no option.
+ * rotation is right. VanillaEval: the share of rotations right (scoring averages over prompts).
+ * Any status other than `ok` (unparsed, missing, failed) marks the item as having an unreadable answer.
  */
 export class ItemOutcomeFolder {
-  private readonly byItem = new Map<string, ItemOutcome & { vanillaFromIdentity: boolean }>();
+  private readonly byItem = new Map<string, Fold>();
 
   add(r: ReasoningItemRecord): void {
     const id = `${r.split}\u0000${r.item}`;
-    const unparsed = r.status === 'unparsed';
-    const prev = this.byItem.get(id);
-    if (prev === undefined) {
-      this.byItem.set(id, {
-        item: r.item,
-        split: r.split,
-        relation: r.relation ?? 'unknown',
-        rotations: 1,
-        circular: r.correct,
-        vanilla: r.correct,
-        unparsed,
-        vanillaFromIdentity: isIdentity(r.permutation),
-      });
-      return;
+    const unparsed = r.status !== undefined && r.status !== 'ok';
+    let f = this.byItem.get(id);
+    if (f === undefined) {
+      f = { item: r.item, split: r.split, relation: r.relation ?? 'unknown', rotations: 0, right: 0, circular: true, first: r.correct, firstSeen: false, unparsed: false };
+      this.byItem.set(id, f);
     }
-    prev.rotations++;
-    prev.circular &&= r.correct;
-    prev.unparsed ||= unparsed;
-    if (!prev.vanillaFromIdentity && isIdentity(r.permutation)) {
-      prev.vanilla = r.correct;
-      prev.vanillaFromIdentity = true;
+    f.rotations++;
+    if (r.correct) f.right++;
+    f.circular &&= r.correct;
+    f.unparsed ||= unparsed;
+    if (!f.firstSeen && isFirstPass(r)) {
+      f.first = r.correct;
+      f.firstSeen = true;
     }
   }
 
   outcomes(): ItemOutcome[] {
-    return [...this.byItem.values()].map(({ vanillaFromIdentity: _unused, ...o }) => o);
+    return [...this.byItem.values()].map((f) => ({
+      item: f.item,
+      split: f.split,
+      relation: f.relation,
+      rotations: f.rotations,
+      circular: f.circular,
+      vanilla: f.right / f.rotations,
+      first: f.first,
+      unparsed: f.unparsed,
+    }));
   }
 }
 

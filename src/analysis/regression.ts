@@ -138,11 +138,12 @@ export function formatSummary(r: RegressionReport): string {
   lines.push(`R-squared: ${r.r2.toFixed(4)}    Adj. R-squared: ${r.adj_r2.toFixed(4)}`);
   lines.push(`F-statistic: ${r.f.toFixed(4)}    Prob (F-statistic): ${r.f_p.toPrecision(4)}`);
   lines.push('-'.repeat(78));
+  const nameWidth = Math.max(12, ...r.coefficients.map((c) => c.name.length)) + 2;
   const lo = ((1 - r.ci_level) / 2).toFixed(3);
   const hi = (1 - (1 - r.ci_level) / 2).toFixed(3);
-  lines.push(`${''.padEnd(20)}${'coef'.padStart(10)}${'std err'.padStart(10)}${'t'.padStart(10)}${'P>|t|'.padStart(10)}${`[${lo}`.padStart(10)}${`${hi}]`.padStart(10)}`);
+  lines.push(`${''.padEnd(nameWidth)}${'coef'.padStart(10)}${'std err'.padStart(10)}${'t'.padStart(10)}${'P>|t|'.padStart(10)}${`[${lo}`.padStart(10)}${`${hi}]`.padStart(10)}`);
   for (const c of r.coefficients) {
-    lines.push(`${c.name.slice(0, 19).padEnd(20)}${fmt(c.estimate)}${fmt(c.se)}${fmt(c.t)}${fmt(c.p)}${fmt(c.ci[0])}${fmt(c.ci[1])}`);
+    lines.push(`${c.name.padEnd(nameWidth)}${fmt(c.estimate)}${fmt(c.se)}${fmt(c.t)}${fmt(c.p)}${fmt(c.ci[0])}${fmt(c.ci[1])}`);
   }
   lines.push(bar);
   lines.push(`Observations: ${r.labels.join(', ')}`);

@@ -3,11 +3,16 @@
  * Fields the report does not need are passed through untouched.
  */
 
-/** One split of reasoning.json: accuracies as fractions in [0, 1]. */
+/** One split of reasoning.json: accuracies as fractions in [0, 1] (null when not computed). */
 export interface ReasoningSplitSummary {
+  /** Items. */
   n: number;
-  circular: number;
-  vanilla: number;
+  circular: number | null;
+  /** Single-pass accuracy over all prompts (every rotation counts). */
+  vanilla: number | null;
+  /** Rotation 0 only (MMBench style). */
+  vanilla_first?: number | null;
+  /** Prompts whose answer was missing, failed or unreadable. */
   unparsed?: number;
 }
 
@@ -16,7 +21,7 @@ export interface ReasoningSummary {
   model: string;
   task?: string;
   splits: Record<string, ReasoningSplitSummary>;
-  total_average?: { circular?: number; vanilla?: number; [k: string]: unknown };
+  total_average?: { circular?: number | null; vanilla?: number | null; [k: string]: unknown };
   position_bias?: unknown;
   relations?: unknown;
 }
@@ -25,7 +30,7 @@ export interface ReasoningSummary {
 export interface GroundingColumnSummary {
   n: number;
   hits?: number;
-  accuracy: number;
+  accuracy: number | null;
   mean_iou?: number;
   unparsed?: number;
   missing?: number;
@@ -35,7 +40,7 @@ export interface GroundingColumnSummary {
 export interface GroundingSummary {
   model: string;
   columns: Record<string, GroundingColumnSummary>;
-  avg_g_score?: number;
+  avg_g_score?: number | null;
   detector?: unknown;
 }
 
@@ -46,8 +51,9 @@ export interface ReasoningItemRecord {
   split: string;
   relation?: string;
   task?: string;
+  rotation?: number;
   permutation?: number[];
-  output?: string;
+  output?: string | null;
   extracted?: unknown;
   correct: boolean;
   status?: string;
@@ -60,7 +66,7 @@ export interface GroundingItemRecord {
   split: string;
   role: string;
   phrase?: string;
-  output?: string;
+  output?: string | null;
   /** The model's box, xyxy original-image pixels (also read from `parsed`, `parsed_box`, `pred_box`). */
   box?: number[] | null;
   /** The annotation box, xyxy pixels (also read from `gt_box`). */
@@ -92,14 +98,19 @@ export interface ModelResults {
   warnings: string[];
 }
 
-/** Circular and vanilla correctness of one item (all its rotations folded together). */
+/** One item's outcomes, all its rotations folded together. */
 export interface ItemOutcome {
   item: string;
   split: string;
   relation: string;
   rotations: number;
+  /** CircularEval: every rotation right. */
   circular: boolean;
-  vanilla: boolean;
+  /** VanillaEval share: rotations answered right / rotations (its mean over items is the prompt accuracy). */
+  vanilla: number;
+  /** The first pass (rotation 0, else the original option order, else the first record) right. */
+  first: boolean;
+  /** Some rotation's answer was missing, failed or unreadable. */
   unparsed: boolean;
 }
 

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from 'commander';
 import { GsrError, errorMessage } from '../util/errors.js';
 
 /**
@@ -21,11 +22,14 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
+// Option parsers run inside commander's parsing, outside action(): they throw commander's
+// InvalidArgumentError so that commander prints one `gsr: error:` line and exits 1.
+
 /** Parses a positive integer option, with an error naming the flag. */
 export function parsePositiveInt(flag: string): (value: string) => number {
   return (value: string) => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new GsrError(`${flag} must be a positive integer, got "${value}"`);
+    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a positive integer, got "${value}"`);
     return n;
   };
 }
@@ -34,7 +38,7 @@ export function parsePositiveInt(flag: string): (value: string) => number {
 export function parseNumber(flag: string): (value: string) => number {
   return (value: string) => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n)) throw new GsrError(`${flag} must be a number, got "${value}"`);
+    if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`${flag} must be a number, got "${value}"`);
     return n;
   };
 }

@@ -49,14 +49,18 @@ export function orderCorners([x1, y1, x2, y2]: readonly number[]): Box {
 
 /** Clips an xyxy box to [0, width] x [0, height]. */
 export function clipBox([x1, y1, x2, y2]: readonly number[], width: number, height: number): Box {
-  const cx = (v: number) => Math.min(Math.max(v, 0), width);
-  const cy = (v: number) => Math.min(Math.max(v, 0), height);
-  return [cx(x1), cy(y1), cx(x2), cy(y2)];
+  return [clamp(x1, width), clamp(y1, height), clamp(x2, width), clamp(y2, height)];
+}
+
+function clamp(v: number, max: number): number {
+  return Math.min(Math.max(v, 0), max);
 }
 
 /** True when all four values are finite numbers. */
 export function isFiniteBox(box: readonly unknown[]): box is Box {
-  return box.length === 4 && box.every((v) => typeof v === 'number' && Number.isFinite(v));
+  if (box.length !== 4) return false;
+  for (let i = 0; i < 4; i++) if (!Number.isFinite(box[i])) return false;
+  return true;
 }
 
 /** Area of an xyxy box; 0 for degenerate, inverted or non-finite boxes. */

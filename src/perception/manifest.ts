@@ -34,6 +34,8 @@ export const modelFileSchema = z.object({
   bytes: z.number().int().positive().nullable(),
   /** Null when not known for certain: `models pull` then skips the check with a warning. */
   sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  /** What a user must know about this file (e.g. an unverified URL). */
+  note: z.string().optional(),
 });
 
 export const modelManifestSchema = z.object({
@@ -48,6 +50,7 @@ export const modelManifestSchema = z.object({
   preprocess: z.record(z.string(), z.unknown()),
   postprocess: z.record(z.string(), z.unknown()),
   output: z.record(z.string(), z.unknown()),
+  notes: z.array(z.string()).optional(),
 });
 
 export type TensorSpec = z.infer<typeof tensorSpecSchema>;

@@ -1,6 +1,9 @@
 import { Registry } from '../util/registry.js';
 import type { DepthEstimator, Detector, ModelLoadOptions, Segmenter } from './types.js';
+import { depthAnythingFactory } from './models/depth.js';
 import { createFastestDet } from './models/fastestdet.js';
+import { createGroundingDino } from './models/grounding-dino.js';
+import { samFactory } from './models/sam.js';
 
 export type DetectorFactory = (options: ModelLoadOptions) => Promise<Detector>;
 export type SegmenterFactory = (options: ModelLoadOptions) => Promise<Segmenter>;
@@ -16,3 +19,8 @@ export const depthEstimators = new Registry<DepthFactory>('depth model');
 // Built-in ports. The factories import no registry, so registering here has no import cycle and
 // every importer of this module sees them.
 detectors.register('fastestdet', createFastestDet);
+detectors.register('grounding-dino-tiny', createGroundingDino);
+segmenters.register('slimsam-77-uniform', samFactory('slimsam-77-uniform'));
+segmenters.register('sam-vit-base', samFactory('sam-vit-base'));
+depthEstimators.register('depth-anything-v2-small', depthAnythingFactory('depth-anything-v2-small'));
+depthEstimators.register('depth-anything-v2-metric-indoor-small', depthAnythingFactory('depth-anything-v2-metric-indoor-small'));

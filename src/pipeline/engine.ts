@@ -25,7 +25,7 @@ export interface StageContext {
   dir: string;
   /** Where `dir` will be moved when the stage completes (for relative links between stages). */
   finalDir: string;
-  /** Persistent per-stage folder for caches and stores (kept across runs). */
+  /** Persistent per-stage folder for caches and stores (kept across runs; created by the stage when needed). */
   stateDir: string;
   /** Final folder of an upstream stage named in `after`. */
   input(stage: string): string;
@@ -130,7 +130,6 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
       await mkdir(partial, { recursive: true });
       await writeFileAtomic(join(partial, PARTIAL_HASH), hash + '\n');
       const stateDir = join(options.out, '.state', stage.name);
-      await mkdir(stateDir, { recursive: true });
       const ctx: StageContext = {
         dir: partial,
         finalDir,

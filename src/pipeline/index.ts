@@ -1,1 +1,18 @@
-export {};
+/** Pipelines: experiment files (YAML), the stage engine, and the end-to-end run. */
+
+/** Runs a pipeline file end to end (`gsr pipeline run`), and its stage list. */
+export { runPipeline, buildStages, STAGE_NAMES, type PipelineRunOptions, type PipelineResult } from './run.js';
+/** Reads and validates a pipeline file; errors name the file, line and key. */
+export { loadPipeline, parsePipeline, type LoadedPipeline } from './load.js';
+/** The pipeline file schema (zod) and its types. */
+export { PipelineSchema, type PipelineConfig, type ModelConfig, type PipelineTask } from './config.js';
+/** Checks run before any stage: paths, answerer kinds, box formats, endpoint reachability. */
+export { preflight, endpointProblem } from './preflight.js';
+/** The stage engine: content-hashed stages, skip when unchanged, resume, atomic completion. */
+export { runStages, ENGINE_VERSION, STAGE_RECORD, type Stage, type StageContext, type StageOutcome, type StageRecord, type RunStagesOptions } from './engine.js';
+/** One progress display across the stages of a run. */
+export { PipelineProgress, type StageProgress } from './progress.js';
+/** Canonical JSON and file/folder digests used for stage hashes. */
+export { canonicalJson, fileDigest, folderDigest } from './hash.js';
+/** The summary table a run prints. */
+export { summaryRows, formatSummaryTable, type SummaryRow } from './summary.js';

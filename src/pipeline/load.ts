@@ -1,6 +1,6 @@
 /**
- * Reads a pipeline file: YAML with `${VAR}` / `${VAR:-default}` environment references in string
- * values, checked against the schema. Every problem is one line naming the file, the line and the key.
+ * Reads a pipeline file: YAML with `${VAR}` / `${VAR:-default}` / `${VAR:+word}` environment references
+ * in string values, checked against the schema. Every problem is one line naming the file, the line and the key.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -76,17 +76,24 @@ function describeIssue(issue: z.core.$ZodIssue, doc: Document, lines: LineCounte
   return `${file}:${where}: ${pathText(path)}: ${issue.message}`;
 }
 
-const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([-+])([^}]*))?\}/g;
 
-/** Replaces `${VAR}` / `${VAR:-default}` in every string of `value`; an unset VAR without a default is an error. */
+/**
+ * Replaces `${VAR}`, `${VAR:-default}` (default when VAR is unset or empty) and `${VAR:+word}` (word
+ * when VAR is set, else empty) in every string of `value`. An unset VAR with neither is an error. A
+ * string that comes out empty counts as not given, so optional fields can depend on the environment.
+ */
 function interpolate(value: unknown, env: NodeJS.ProcessEnv, where: string): unknown {
   if (typeof value === 'string') {
-    return value.replace(ENV_REF, (_m, name: string, fallback: string | undefined) => {
+    const out = value.replace(ENV_REF, (_m, name: string, op: string | undefined, word: string | undefined) => {
       const v = env[name];
-      if (v !== undefined && v !== '') return v;
-      if (fallback !== undefined) return fallback;
+      const set = v !== undefined && v !== '';
+      if (op === '+') return set ? (word ?? '') : '';
+      if (set) return v;
+      if (op === '-') return word ?? '';
       throw new GsrError(`${where}: environment variable ${name} is not set`);
     });
+    return out === '' && value !== '' ? undefined : out;
   }
   if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${where}[${i}]`));
   if (value !== null && typeof value === 'object') {
@@ -139,6 +146,14 @@ export function parsePipeline(text: string, file: string, env: NodeJS.ProcessEnv
   } catch (err) {
     throw new GsrError(`${file}: ${errorMessage(err)}`);
   }
+  // Values filled from the environment are checked again (without lines: they are not in the file).
+  const filled = PipelineSchema.safeParse(config);
+  if (!filled.success) {
+    const issue = filled.error.issues[0];
+    const path = pathText(issue.path.filter((k): k is PathKey => typeof k !== 'symbol'));
+    throw new GsrError(`${file}: ${path}: ${issue.message} (after filling in environment variables)`);
+  }
+  config = filled.data;
   const names = new Set<string>();
   for (const m of config.models) {
     if (names.has(m.name)) throw new GsrError(`${file}: models: the name "${m.name}" is used twice`);

@@ -12,7 +12,8 @@ export interface GalleryEntry {
   model: string;
   split: string;
   item: string;
-  verdict: 'hit' | 'miss' | 'correct' | 'wrong' | 'unparsed';
+  /** `unparsed`: no readable answer; `missing`: no response or a failed one. */
+  verdict: 'hit' | 'miss' | 'correct' | 'wrong' | 'unparsed' | 'missing';
   /** What was asked: role and phrase, or relation and rotation. */
   detail: string;
   output: string;
@@ -94,7 +95,7 @@ async function sampleEntries(results: ModelResults[], perGroup: number, warnings
     await streamInto<GroundingItemRecord & Record<string, unknown>>(join(r.dir, 'grounding-items.jsonl'), warnings, (g) => {
       if (typeof g.item !== 'string' || typeof g.split !== 'string') return;
       const box = firstBox(g, PRED_FIELDS);
-      const verdict = g.hit === true ? 'hit' : g.status === 'unparsed' || box === null ? 'unparsed' : 'miss';
+      const verdict = g.hit === true ? 'hit' : g.status === 'missing' || g.status === 'failed' ? 'missing' : g.status === 'unparsed' || box === null ? 'unparsed' : 'miss';
       sampler.offer({
         kind: 'grounding', model: r.model, split: g.split, item: g.item, verdict,
         detail: `${text(g.role)}: ${text(g.phrase)}`, output: text(g.output), box, gt: firstBox(g, GT_FIELDS),
@@ -106,7 +107,7 @@ async function sampleEntries(results: ModelResults[], perGroup: number, warnings
       const dir = v.variant ? join(r.dir, v.variant) : r.dir;
       await streamInto<ReasoningItemRecord & Record<string, unknown>>(join(dir, 'reasoning-items.jsonl'), warnings, (x) => {
         if (typeof x.item !== 'string' || typeof x.split !== 'string') return;
-        const verdict = x.status === 'unparsed' ? 'unparsed' : x.correct === true ? 'correct' : 'wrong';
+        const verdict = x.status === 'missing' || x.status === 'failed' ? 'missing' : x.status === 'unparsed' ? 'unparsed' : x.correct === true ? 'correct' : 'wrong';
         const rotation = Array.isArray(x.permutation) ? ` · options [${x.permutation.join(',')}]` : '';
         sampler.offer({
           kind: 'reasoning', model: v.variant ? `${r.model}/${v.variant}` : r.model, split: x.split, item: x.item, verdict,
@@ -154,7 +155,8 @@ export async function collectGallery(results: ModelResults[], options: GalleryOp
   const images = new Map<string, GalleryImage>();
   const idByPath = new Map<string, string | null>();
   for (const e of entries) {
-    const path = e.image ?? paths.get(e.item);
+    // The manifest knows where images are; a record's own `image` is used only if it is a readable absolute path.
+    const path = paths.get(e.item) ?? (e.image && isAbsolute(e.image) && existsSync(e.image) ? e.image : undefined);
     e.image = undefined;
     if (!path) continue;
     if (!idByPath.has(path)) {

@@ -24,6 +24,6 @@ export { collectGallery, type Gallery, type GalleryEntry, type GalleryImage, typ
 /** Vega-Lite plots rendered headless to SVG. */
 export { vegaLiteToSvg, regressionPlotSpec, barChartSpec } from './plots.js';
 /** Regression fitting and plot files for the CLI and notebooks. */
-export { fitTable, writeRegressionPlot } from './regression-output.js';
+export { fitTable, writeRegressionPlot, loadRegressionTable, type RegressionInput } from './regression-output.js';
 /** HTML escaping for untrusted model text. */
 export { escapeHtml } from './escape.js';

@@ -17,11 +17,11 @@ import { readJsonFile, readJsonl } from '../util/jsonl.js';
 const num = z.number();
 const ReasoningSummarySchema = z.looseObject({
   model: z.string(),
-  splits: z.record(z.string(), z.looseObject({ n: num, circular: num, vanilla: num, unparsed: num.optional() })),
+  splits: z.record(z.string(), z.looseObject({ n: num, circular: num.nullable(), vanilla: num.nullable(), unparsed: num.optional() })),
 });
 const GroundingSummarySchema = z.looseObject({
   model: z.string(),
-  columns: z.record(z.string(), z.looseObject({ n: num, accuracy: num })),
+  columns: z.record(z.string(), z.looseObject({ n: num, accuracy: num.nullable() })),
 });
 const ReasoningItemSchema = z.looseObject({ item: z.string(), split: z.string(), correct: z.boolean() });
 const GroundingItemSchema = z.looseObject({ item: z.string(), split: z.string(), role: z.string(), hit: z.boolean() });

@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import { regress, type RegressionReport, type RegressionTable } from '../analysis/regression.js';
+import { tableFromResults } from '../analysis/metrics.js';
+import { regress, tableFromCsv, type RegressionReport, type RegressionTable } from '../analysis/regression.js';
+import { loadAllResults } from './load-results.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { GsrError } from '../util/errors.js';
 import { regressionPlotSpec, vegaLiteToSvg } from './plots.js';
@@ -24,4 +27,44 @@ export async function writeRegressionPlot(report: RegressionReport, table: Regre
   if (path.toLowerCase().endsWith('.png')) await writeFileAtomic(path, await sharp(Buffer.from(svg), { density: 144 }).png().toBuffer());
   else if (path.toLowerCase().endsWith('.svg')) await writeFileAtomic(path, svg);
   else throw new GsrError(`--plot ${path}: use a .svg or .png file name`);
+}
+
+export interface RegressionInput {
+  /** CSV file with one row per model (with `y` and `x` as column names). */
+  data?: string;
+  /** Results folders, one per model (with `y` and `x` as metric names). */
+  results?: string[];
+  y?: string;
+  x?: string[];
+  label?: string;
+}
+
+/**
+ * Reads the rows to regress from a CSV or from results folders (defaults: the paper's
+ * `reasoning:whatsup-a:circular` on `grounding:whatsup-a/subject`). Errors are one-line GsrErrors.
+ */
+export async function loadRegressionTable(o: RegressionInput): Promise<{ table: RegressionTable; source: string; warnings: string[] }> {
+  if ((o.data === undefined) === (o.results === undefined)) throw new GsrError('give either --data FILE.csv or --results DIR...');
+  if (o.data !== undefined) {
+    if (!o.y || !o.x?.length) throw new GsrError('--data needs --y COL and at least one --x COL');
+    let text: string;
+    try {
+      text = await readFile(o.data, 'utf8');
+    } catch (err) {
+      throw new GsrError(`cannot read ${o.data}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+    try {
+      return { table: tableFromCsv(text, o.y, o.x, o.label, o.data), source: o.data, warnings: [] };
+    } catch (err) {
+      throw new GsrError((err as Error).message);
+    }
+  }
+  const results = await loadAllResults(o.results!);
+  const y = o.y ?? 'reasoning:whatsup-a:circular';
+  const x = o.x?.length ? o.x : ['grounding:whatsup-a/subject'];
+  try {
+    return { table: tableFromResults(results, y, x), source: 'results', warnings: results.flatMap((r) => r.warnings) };
+  } catch (err) {
+    throw new GsrError((err as Error).message);
+  }
 }

@@ -72,12 +72,12 @@ export function splitTableHtml(rows: SplitBreakdownRow[]): string {
     .map(
       (r) =>
         `<tr><th scope="row">${h(r.model)}</th><td>${h(r.split)}</td><td>${r.n}</td><td>${r.unparsed ?? '—'}</td><td>${r.options ?? '—'}</td>` +
-        `<td>${r.vanilla_correct ?? '—'}</td><td>${r.chance_p === null ? '—' : pFmt(r.chance_p)}</td></tr>`,
+        `<td>${r.first_correct ?? '—'}</td><td>${r.chance_p === null ? '—' : pFmt(r.chance_p)}</td></tr>`,
     )
     .join('\n');
   return (
     '<table id="splits"><thead><tr><th>Model</th><th>Split</th><th>Items</th><th>Unparsed</th><th>Options</th>' +
-    '<th>Vanilla correct</th><th>p (above chance, exact binomial)</th></tr></thead><tbody>' +
+    '<th>First pass right</th><th>p (above chance, exact binomial)</th></tr></thead><tbody>' +
     body +
     '</tbody></table>'
   );

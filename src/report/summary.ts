@@ -29,6 +29,7 @@ export function orderSplits(names: Iterable<string>): string[] {
 
 const rootVariant = (r: ModelResults): ReasoningVariant | undefined => r.reasoning.find((v) => v.variant === '');
 const asNumbers = (xs: boolean[]) => xs.map((b) => (b ? 1 : 0));
+const circularScore = (i: ItemOutcome) => (i.circular ? 1 : 0);
 
 /** Table 1: per split CircularEval and VanillaEval accuracy, and the Total Average. */
 export interface ReasoningTable {
@@ -47,15 +48,14 @@ export function buildReasoningTable(results: ModelResults[], o: StatOptions): Re
     for (const split of splits) {
       const s = summary.splits[split];
       const items = bySplit.get(split);
-      const ci = (pick: (i: ItemOutcome) => boolean) => (items ? bootstrapMean(asNumbers(items.map(pick)), o) : null);
+      const ci = (pick: (i: ItemOutcome) => number) => (items ? bootstrapMean(items.map(pick), o) : null);
       cells[split] = {
-        circular: { value: s?.circular ?? null, ci: s ? ci((i) => i.circular) : null, n: s?.n },
+        circular: { value: s?.circular ?? null, ci: s ? ci(circularScore) : null, n: s?.n },
         vanilla: { value: s?.vanilla ?? null, ci: s ? ci((i) => i.vanilla) : null, n: s?.n },
       };
     }
-    const groups = (pick: (i: ItemOutcome) => boolean) =>
-      v.items ? [...bySplit.values()].map((items) => asNumbers(items.map(pick))) : null;
-    const totalCi = (pick: (i: ItemOutcome) => boolean) => {
+    const groups = (pick: (i: ItemOutcome) => number) => (v.items ? [...bySplit.values()].map((items) => items.map(pick)) : null);
+    const totalCi = (pick: (i: ItemOutcome) => number) => {
       const g = groups(pick);
       return g ? bootstrapMeanOfMeans(g, o) : null;
     };
@@ -64,7 +64,7 @@ export function buildReasoningTable(results: ModelResults[], o: StatOptions): Re
       model: r.model,
       cells,
       total: {
-        circular: { value: typeof ta?.circular === 'number' ? ta.circular : null, ci: totalCi((i) => i.circular) },
+        circular: { value: typeof ta?.circular === 'number' ? ta.circular : null, ci: totalCi(circularScore) },
         vanilla: { value: typeof ta?.vanilla === 'number' ? ta.vanilla : null, ci: totalCi((i) => i.vanilla) },
       },
     };
@@ -113,14 +113,18 @@ export interface DapRow {
   mcnemar: McNemarResult;
 }
 
-const DAP_NAMES = ['dap'];
 const NO_DAP_NAMES = ['nodap', 'no-dap', 'no_dap', 'baseline'];
 
+/**
+ * The DAP variant is the subfolder named `dap` or whose reasoning.json has task `dap`; the comparison
+ * is the subfolder `nodap` (or `no-dap`, `baseline`), else the model folder's own reasoning.
+ */
 export function buildDapTable(results: ModelResults[]): DapRow[] {
   const rows: DapRow[] = [];
   for (const r of results) {
-    const dap = r.reasoning.find((v) => DAP_NAMES.includes(v.variant) && v.items);
-    const base = r.reasoning.find((v) => NO_DAP_NAMES.includes(v.variant) && v.items);
+    const dap = r.reasoning.find((v) => v.variant !== '' && v.items && (v.variant === 'dap' || v.summary?.task === 'dap'));
+    const base =
+      r.reasoning.find((v) => NO_DAP_NAMES.includes(v.variant) && v.items) ?? r.reasoning.find((v) => v.variant === '' && v.items && v.summary?.task !== 'dap');
     if (!dap || !base) continue;
     const baseBy = new Map(base.items!.map((i) => [`${i.split}\u0000${i.item}`, i]));
     const pairs = dap.items!.flatMap((d) => {
@@ -170,14 +174,15 @@ export function buildRelationBreakdown(results: ModelResults[], o: StatOptions):
   return { relations, rows };
 }
 
-/** Per-split counts and an exact binomial test of VanillaEval accuracy against chance (1 / options). */
+/** Per-split counts and an exact binomial test of first-pass accuracy against chance (1 / options). */
 export interface SplitBreakdownRow {
   model: string;
   split: string;
   n: number;
   unparsed: number | null;
   options: number | null;
-  vanilla_correct: number | null;
+  /** Items right on the first pass (rotation 0): a binomial sample at chance 1 / options. */
+  first_correct: number | null;
   chance_p: number | null;
 }
 
@@ -192,23 +197,25 @@ export function buildSplitBreakdown(results: ModelResults[]): SplitBreakdownRow[
       const items = by.get(split);
       // k options are asked in k rotations, so the rotation count gives the chance level.
       const options = items && items.length > 0 ? Math.max(...items.map((i) => i.rotations)) : null;
-      const correct = items ? items.filter((i) => i.vanilla).length : null;
+      const correct = items ? items.filter((i) => i.first).length : null;
       const chance = items && options && options > 1 && correct !== null ? binomialTest(correct, items.length, 1 / options).p_greater : null;
-      rows.push({ model: r.model, split, n: s.n, unparsed: s.unparsed ?? null, options, vanilla_correct: correct, chance_p: chance });
+      rows.push({ model: r.model, split, n: s.n, unparsed: s.unparsed ?? null, options, first_correct: correct, chance_p: chance });
     }
   }
   return rows;
 }
 
 /**
- * Position bias as shares of answers per shown position, per model. Accepts `{pos: count}` or
- * `{split: {pos: count}}` (summed over splits); counts are turned into shares.
+ * Position bias as shares of answers per shown position, per model. Reads scoring's
+ * `{n, chosen: {A: share, ...}, correct: {...}}`; also `{pos: count}` or `{split: {pos: count}}`
+ * (summed), turned into shares.
  */
 export function positionBiasRows(results: ModelResults[]): { category: string; series: string; value: number }[] {
   const rows: { category: string; series: string; value: number }[] = [];
   for (const r of results) {
-    const pb = rootVariant(r)?.summary?.position_bias;
-    if (!pb || typeof pb !== 'object') continue;
+    const raw = rootVariant(r)?.summary?.position_bias as Record<string, unknown> | undefined;
+    if (!raw || typeof raw !== 'object') continue;
+    const pb = raw.chosen && typeof raw.chosen === 'object' ? (raw.chosen as Record<string, unknown>) : raw;
     const totals = new Map<string, number>();
     for (const [k, v] of Object.entries(pb as Record<string, unknown>)) {
       if (typeof v === 'number') totals.set(k, (totals.get(k) ?? 0) + v);

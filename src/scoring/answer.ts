@@ -28,6 +28,18 @@ function plain(text: string): string {
  * "on top of" -> "on"), then articles and the copulas "is"/"are" dropped.
  */
 export function normalizeCaption(text: string): string {
+  const cached = normalCache.get(text);
+  if (cached !== undefined) return cached;
+  const norm = normalizeUncached(text);
+  // Options repeat across rotations and models; a bounded memo keeps them cheap.
+  if (normalCache.size >= 100_000) normalCache.clear();
+  if (text.length <= 500) normalCache.set(text, norm);
+  return norm;
+}
+
+const normalCache = new Map<string, string>();
+
+function normalizeUncached(text: string): string {
   return ` ${plain(text)} `
     .replace(/ (?:to|on|at) the (left|right)(?: hand)?(?: side)? of /g, ' $1 of ')
     .replace(/ on top of /g, ' on ')
@@ -37,11 +49,11 @@ export function normalizeCaption(text: string): string {
     .trim();
 }
 
-/** Index of the single option whose normal form satisfies `test`, 'multiple', or null. */
-function uniqueOption(norms: string[], test: (n: string) => boolean): number | 'multiple' | null {
+/** Index of the single option whose normal form satisfies `rule`, 'multiple', or null. */
+function uniqueOption(norms: string[], answer: string, rule: TextRule): number | 'multiple' | null {
   let found: number | null = null;
   for (let i = 0; i < norms.length; i++) {
-    if (!test(norms[i])) continue;
+    if (!ruleHolds(rule, norms[i], answer)) continue;
     // Also when two options share one normal form: they cannot be told apart.
     if (found !== null) return 'multiple';
     found = i;
@@ -49,7 +61,9 @@ function uniqueOption(norms: string[], test: (n: string) => boolean): number | '
   return found;
 }
 
-const wordIn = (hay: string, needle: string) => needle !== '' && ` ${hay} `.includes(` ${needle} `);
+function wordIn(hay: string, needle: string): boolean {
+  return needle !== '' && ` ${hay} `.includes(` ${needle} `);
+}
 
 /** Maps free text to one option by caption text: exact, normalised, contained, containing. */
 export function matchOptionText(answer: string, options: readonly string[]): Extraction {
@@ -59,19 +73,26 @@ export function matchOptionText(answer: string, options: readonly string[]): Ext
   const norms = options.map(normalizeCaption);
   const a = normalizeCaption(trimmed);
   if (a === '') return { status: 'unparsed', reason: 'no-match' };
-  const rules: Array<[string, (n: string) => boolean]> = [
-    ['normalized', (n) => n === a],
-    // The answer quotes one caption inside a sentence ("I think the mug is on the table.").
-    ['answer-contains-option', (n) => wordIn(a, n)],
-    // The answer is a fragment found in one caption only ("left", "under the table").
-    ['option-contains-answer', (n) => wordIn(n, a)],
-  ];
-  for (const [rule, test] of rules) {
-    const hit = uniqueOption(norms, test);
+  for (const rule of TEXT_RULES) {
+    const hit = uniqueOption(norms, a, rule);
     if (hit === 'multiple') return { status: 'unparsed', reason: 'multiple', rule };
     if (hit !== null) return { status: 'ok', index: hit, rule };
   }
   return { status: 'unparsed', reason: 'no-match' };
+}
+
+/**
+ * Text rules after exact match: `normalized` (equal normal forms); `answer-contains-option` (the
+ * answer quotes one caption inside a sentence); `option-contains-answer` (the answer is a fragment
+ * found in one caption only: "left", "under the table").
+ */
+const TEXT_RULES = ['normalized', 'answer-contains-option', 'option-contains-answer'] as const;
+type TextRule = (typeof TEXT_RULES)[number];
+
+function ruleHolds(rule: TextRule, option: string, answer: string): boolean {
+  if (rule === 'normalized') return option === answer;
+  if (rule === 'answer-contains-option') return wordIn(answer, option);
+  return wordIn(option, answer);
 }
 
 /** TG: the generated caption, matched back to a shown option. */
@@ -94,16 +115,13 @@ export function extractChoiceAnswer(output: string, options: readonly string[]):
   if (typeof output !== 'string' || output.trim() === '') return { status: 'unparsed', reason: 'empty' };
   const text = output.slice(0, MAX_CHARS).replace(/```\w*/g, ' ').replace(/[*_`]/g, '').trim();
   const k = options.length;
-  const letters = Array.from({ length: k }, (_, i) => String.fromCharCode(65 + i)).join('');
-  const toIndex = (l: string) => l.toUpperCase().charCodeAt(0) - 65;
-  const L = `[${letters}]`;
+  const re = choicePatterns(k);
+  const whole = re.whole.exec(text);
+  if (whole) return { status: 'ok', index: letterIndex(whole[1]), rule: 'letter' };
 
-  const whole = new RegExp(`^(?:option|answer)?\\s*[(\\[]?(${L})[)\\].:]?$`, 'i').exec(text);
-  if (whole) return { status: 'ok', index: toIndex(whole[1]), rule: 'letter' };
-
-  const lead = new RegExp(`^[(\\[]?(${L})(?:[)\\]]|[.:](?=\\s|$))\\s*(.*)$`, 's').exec(text);
+  const lead = re.lead.exec(text);
   if (lead) {
-    const index = toIndex(lead[1]);
+    const index = letterIndex(lead[1]);
     const rest = lead[2].trim();
     // "B. <caption of another option>" contradicts itself.
     if (rest) {
@@ -115,33 +133,52 @@ export function extractChoiceAnswer(output: string, options: readonly string[]):
     return { status: 'ok', index, rule: 'leading-letter' };
   }
 
-  const stated = new RegExp(
-    `\\b(?:answer|option|choice)(?:\\s+(?:is|would be|should be))?\\s*(?:[:=]|is)?\\s*[(\\[]?(${L})(?![A-Za-z])`,
-    'i',
-  ).exec(text);
-  if (stated && stated[1] === stated[1].toUpperCase()) return { status: 'ok', index: toIndex(stated[1]), rule: 'stated-letter' };
+  const stated = re.stated.exec(text);
+  if (stated && stated[1] === stated[1].toUpperCase()) return { status: 'ok', index: letterIndex(stated[1]), rule: 'stated-letter' };
 
   const found = new Set<string>();
-  const delimited = new RegExp(`(?<![A-Za-z])(?:[(\\[](${L})[)\\]]|(${L})[).:](?=\\s|$))`, 'g');
-  for (const m of text.matchAll(delimited)) found.add(m[1] ?? m[2]);
-  if (found.size === 1) return { status: 'ok', index: toIndex([...found][0]), rule: 'delimited-letter' };
+  for (const m of text.matchAll(re.delimited)) found.add(m[1] ?? m[2]);
+  if (found.size === 1) return { status: 'ok', index: letterIndex([...found][0]), rule: 'delimited-letter' };
   if (found.size > 1) return { status: 'unparsed', reason: 'multiple', rule: 'delimited-letter' };
 
-  const several = new RegExp(`^[(\\[]?${L}[)\\]]?(?:\\s*(?:,|/|&|\\bor\\b|\\band\\b)\\s*[(\\[]?${L}[)\\]]?)+\\.?$`, 'i');
-  if (several.test(text)) return { status: 'unparsed', reason: 'multiple', rule: 'letter-list' };
+  if (re.several.test(text)) return { status: 'unparsed', reason: 'multiple', rule: 'letter-list' };
 
   // Bare capitals ("I'd pick B"), except the article "A word" and the pronoun "I word".
   const bare = new Set<string>();
-  for (const m of text.matchAll(new RegExp(`(?<![A-Za-z'’])(${L})(?![A-Za-z'’])`, 'g'))) {
+  for (const m of text.matchAll(re.bare)) {
     const after = text.slice(m.index + 1, m.index + 3);
     if ((m[1] === 'A' || m[1] === 'I') && /^\s[A-Za-z]/.test(after)) continue;
     bare.add(m[1]);
   }
-  if (bare.size === 1) return { status: 'ok', index: toIndex([...bare][0]), rule: 'bare-letter' };
+  if (bare.size === 1) return { status: 'ok', index: letterIndex([...bare][0]), rule: 'bare-letter' };
   if (bare.size > 1) return { status: 'unparsed', reason: 'multiple', rule: 'bare-letter' };
 
   const byText = matchOptionText(text, options);
   if (byText.status === 'ok' || byText.reason === 'multiple') return byText;
   if (REFUSAL.test(text)) return { status: 'unparsed', reason: 'refusal' };
   return { status: 'unparsed', reason: 'no-match' };
+}
+
+type ChoicePatterns = Record<'whole' | 'lead' | 'stated' | 'delimited' | 'several' | 'bare', RegExp>;
+const patternCache = new Map<number, ChoicePatterns>();
+
+/** The MC patterns for k options (letters A..), compiled once per k. */
+function choicePatterns(k: number): ChoicePatterns {
+  let p = patternCache.get(k);
+  if (p) return p;
+  const L = `[${Array.from({ length: Math.min(k, 26) }, (_, i) => String.fromCharCode(65 + i)).join('')}]`;
+  p = {
+    whole: new RegExp(`^(?:option|answer)?\\s*[(\\[]?(${L})[)\\].:]?$`, 'i'),
+    lead: new RegExp(`^[(\\[]?(${L})(?:[)\\]]|[.:](?=\\s|$))\\s*(.*)$`, 's'),
+    stated: new RegExp(`\\b(?:answer|option|choice)(?:\\s+(?:is|would be|should be))?\\s*(?:[:=]|is)?\\s*[(\\[]?(${L})(?![A-Za-z])`, 'i'),
+    delimited: new RegExp(`(?<![A-Za-z])(?:[(\\[](${L})[)\\]]|(${L})[).:](?=\\s|$))`, 'g'),
+    several: new RegExp(`^[(\\[]?${L}[)\\]]?(?:\\s*(?:,|/|&|\\bor\\b|\\band\\b)\\s*[(\\[]?${L}[)\\]]?)+\\.?$`, 'i'),
+    bare: new RegExp(`(?<![A-Za-z'’])(${L})(?![A-Za-z'’])`, 'g'),
+  };
+  patternCache.set(k, p);
+  return p;
+}
+
+function letterIndex(letter: string): number {
+  return letter.toUpperCase().charCodeAt(0) - 65;
 }

@@ -78,9 +78,7 @@ function readFlorence(text: string, ctx: ReadContext): ReadResult {
   const t = integerTokens(text, /<loc_(\d{1,4})>/g);
   if (t.length < 4) return noBox('fewer than four <loc_N> tokens');
   // Florence-2 quantises to 1000 bins and decodes to bin centres.
-  const x = (n: number) => ((n + 0.5) / 1000) * ctx.width;
-  const y = (n: number) => ((n + 0.5) / 1000) * ctx.height;
-  return { box: [x(t[0]), y(t[1]), x(t[2]), y(t[3])] };
+  return fromGrid([t[0] + 0.5, t[1] + 0.5, t[2] + 0.5, t[3] + 0.5], 1000, ctx, 'loc tokens');
 }
 
 /** Kosmos-2: patch indices on a 32x32 grid, decoded as Hugging Face's processor does. */

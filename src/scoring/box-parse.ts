@@ -85,8 +85,12 @@ export function parseBox(text: unknown, options: ParseBoxOptions): ParseBoxResul
   if (!isFiniteBox(read.box)) return fail('non-finite', `box has non-finite values [${read.box.join(', ')}]`, format);
   const fixes: Array<'swapped' | 'clipped'> = [];
   const ordered = orderCorners(read.box);
-  if (ordered.some((v, i) => v !== read.box[i])) fixes.push('swapped');
+  if (!sameBox(ordered, read.box)) fixes.push('swapped');
   const clipped = clipBox(ordered, width, height);
-  if (clipped.some((v, i) => v !== ordered[i])) fixes.push('clipped');
+  if (!sameBox(clipped, ordered)) fixes.push('clipped');
   return { ok: true, box: clipped, format, guessed, fixes };
+}
+
+function sameBox(a: readonly number[], b: readonly number[]): boolean {
+  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
 }

@@ -123,6 +123,7 @@ export function scoreGrounding(
   const threshold = options.iou ?? 0.5;
   if (!(threshold > 0 && threshold <= 1)) throw new GsrError(`IoU threshold must be in (0, 1], got ${threshold}`);
   const truth = groundTruth(coco);
+  const needsInputSize = options.boxFormat === 'qwen2.5-vl' || options.boxFormat === 'auto';
   const byObject = new Map<string, ResponseRecord>();
   const models = new Set<string>();
   for (const r of responses) {
@@ -160,7 +161,7 @@ export function scoreGrounding(
       width: image.width,
       height: image.height,
       llavaPadded: options.llavaPadded,
-      ...inputSizeFor(options.inputSize, image),
+      ...(needsInputSize ? inputSizeFor(options.inputSize, image) : {}),
     });
     if (!parsed.ok) {
       reasons[parsed.reason] = (reasons[parsed.reason] ?? 0) + 1;

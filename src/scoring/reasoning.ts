@@ -116,7 +116,32 @@ function responsesByKey(responses: Iterable<ResponseRecord>, model: string | und
 /** Scores one prompt against its response (or its absence). */
 export function scorePrompt(prompt: PromptRecord, response: ResponseRecord | undefined): ReasoningItemResult {
   const answerIndex = answerIndexOf(prompt);
-  const base = {
+  let output: string | null = null;
+  let extracted: string | null = null;
+  let chosen: number | null = null;
+  let status: ReasoningItemResult['status'];
+  let rule: string | null = null;
+  let reason: string | null = null;
+  if (response === undefined || response.status !== 'ok') {
+    status = response === undefined ? 'missing' : 'failed';
+    output = response?.output ?? null;
+    reason = response?.error ?? status;
+  } else {
+    output = response.output;
+    const ex = extractForPrompt(prompt, response.output);
+    if (ex.status === 'unparsed') {
+      status = 'unparsed';
+      rule = ex.rule ?? null;
+      reason = ex.reason;
+    } else {
+      status = 'ok';
+      rule = ex.rule;
+      chosen = ex.index;
+      const style = prompt.task === 'dap' ? (prompt.base_task ?? 'tg') : prompt.task;
+      extracted = style === 'mc' ? letter(ex.index) : prompt.options[ex.index];
+    }
+  }
+  return {
     key: prompt.key,
     item: prompt.item,
     split: prompt.split,
@@ -124,89 +149,91 @@ export function scorePrompt(prompt: PromptRecord, response: ResponseRecord | und
     task: prompt.task,
     rotation: prompt.rotation,
     permutation: prompt.permutation,
+    output,
+    extracted,
+    chosen,
     answer_index: answerIndex,
-  };
-  if (response === undefined || response.status !== 'ok') {
-    const status = response === undefined ? 'missing' : 'failed';
-    return { ...base, output: response?.output ?? null, extracted: null, chosen: null, correct: false, status, rule: null, reason: response?.error ?? status };
-  }
-  const ex = extractForPrompt(prompt, response.output);
-  if (ex.status === 'unparsed') {
-    return { ...base, output: response.output, extracted: null, chosen: null, correct: false, status: 'unparsed', rule: ex.rule ?? null, reason: ex.reason };
-  }
-  const style = prompt.task === 'dap' ? (prompt.base_task ?? 'tg') : prompt.task;
-  return {
-    ...base,
-    output: response.output,
-    extracted: style === 'mc' ? letter(ex.index) : prompt.options[ex.index],
-    chosen: ex.index,
-    correct: ex.index === answerIndex,
-    status: 'ok',
-    rule: ex.rule,
-    reason: null,
+    correct: chosen !== null && chosen === answerIndex,
+    status,
+    rule,
+    reason,
   };
 }
 
-/** Accumulates prompts of one cell (split, relation, ...). */
-class CellTally {
-  private readonly items = new Map<string, { all: boolean; first: boolean | null }>();
+/** One item's rotations folded together. */
+interface ItemTally {
+  split: string;
+  relation: string;
+  prompts: number;
+  correct: number;
+  unparsed: number;
+  missing: number;
+  all: boolean;
+  first: boolean | null;
+}
+
+/** Sums item tallies into one table cell. */
+class CellSum {
+  n = 0;
   prompts = 0;
   correct = 0;
   unparsed = 0;
   missing = 0;
+  circular = 0;
+  firstN = 0;
+  firstCorrect = 0;
 
-  add(r: ReasoningItemResult): void {
-    this.prompts++;
-    if (r.correct) this.correct++;
-    if (r.status !== 'ok') this.unparsed++;
-    if (r.status === 'missing' || r.status === 'failed') this.missing++;
-    const id = `${r.split}\u0000${r.item}`;
-    const it = this.items.get(id) ?? { all: true, first: null };
-    it.all &&= r.correct;
-    if (r.rotation === 0) it.first = r.correct;
-    this.items.set(id, it);
+  add(t: ItemTally): void {
+    this.n++;
+    this.prompts += t.prompts;
+    this.correct += t.correct;
+    this.unparsed += t.unparsed;
+    this.missing += t.missing;
+    if (t.all) this.circular++;
+    if (t.first !== null) {
+      this.firstN++;
+      if (t.first) this.firstCorrect++;
+    }
   }
 
   cell(mode: ReasoningMode): ReasoningCell {
-    const items = [...this.items.values()];
-    const n = items.length;
-    const firsts = items.filter((i) => i.first !== null);
     const frac = (k: number, d: number) => (d > 0 ? k / d : null);
     return {
-      n,
+      n: this.n,
       prompts: this.prompts,
-      circular: mode === 'vanilla' ? null : frac(items.filter((i) => i.all).length, n),
+      circular: mode === 'vanilla' ? null : frac(this.circular, this.n),
       vanilla: mode === 'circular' ? null : frac(this.correct, this.prompts),
-      vanilla_first: mode === 'circular' ? null : frac(firsts.filter((i) => i.first).length, firsts.length),
+      vanilla_first: mode === 'circular' ? null : frac(this.firstCorrect, this.firstN),
       unparsed: this.unparsed,
       missing: this.missing,
     };
   }
 }
 
+/** Counts of chosen and correct positions. */
 class BiasTally {
   n = 0;
   prompts = 0;
-  private readonly chosen = new Map<number, number>();
-  private readonly correct = new Map<number, number>();
+  private readonly chosen: number[] = [];
+  private readonly correct: number[] = [];
   add(r: ReasoningItemResult): void {
     this.prompts++;
-    if (r.answer_index >= 0) this.correct.set(r.answer_index, (this.correct.get(r.answer_index) ?? 0) + 1);
+    if (r.answer_index >= 0) this.correct[r.answer_index] = (this.correct[r.answer_index] ?? 0) + 1;
     if (r.chosen === null) return;
     this.n++;
-    this.chosen.set(r.chosen, (this.chosen.get(r.chosen) ?? 0) + 1);
+    this.chosen[r.chosen] = (this.chosen[r.chosen] ?? 0) + 1;
   }
   result(): PositionBias {
-    const positions = [...new Set([...this.chosen.keys(), ...this.correct.keys()])].sort((a, b) => a - b);
-    const share = (m: Map<number, number>, d: number) => Object.fromEntries(positions.map((p) => [letter(p), d > 0 ? (m.get(p) ?? 0) / d : 0]));
+    const k = Math.max(this.chosen.length, this.correct.length);
+    const share = (counts: number[], d: number) => Object.fromEntries(Array.from({ length: k }, (_, p) => [letter(p), d > 0 ? (counts[p] ?? 0) / d : 0]));
     return { n: this.n, chosen: share(this.chosen, this.n), correct: share(this.correct, this.prompts) };
   }
 }
 
-function tallyInto(map: Map<string, CellTally>, key: string, r: ReasoningItemResult): void {
-  let t = map.get(key);
-  if (!t) map.set(key, (t = new CellTally()));
-  t.add(r);
+function sumInto(map: Map<string, CellSum>, key: string, t: ItemTally): void {
+  let c = map.get(key);
+  if (!c) map.set(key, (c = new CellSum()));
+  c.add(t);
 }
 
 /** Scores every prompt and aggregates per split, relation and answer position. */
@@ -221,9 +248,7 @@ export function scoreReasoning(
   if (models.size > 1) throw new GsrError(`responses hold several models (${[...models].sort().join(', ')}); choose one with the model option`);
   const byKey = responsesByKey(all, options.model);
   const items: ReasoningItemResult[] = [];
-  const splits = new Map<string, CellTally>();
-  const relations = new Map<string, CellTally>();
-  const splitRelations = new Map<string, CellTally>();
+  const tallies = new Map<string, ItemTally>();
   const bias = new BiasTally();
   const splitBias = new Map<string, BiasTally>();
   const reasons: Record<string, number> = {};
@@ -232,17 +257,35 @@ export function scoreReasoning(
   for (const p of prompts) {
     if (p.task === 'grounding') continue;
     tasks.add(p.task);
-    const r = scorePrompt(p, byKey.get(p.key));
-    if (byKey.has(p.key)) used.add(p.key);
+    const response = byKey.get(p.key);
+    if (response !== undefined) used.add(p.key);
+    const r = scorePrompt(p, response);
     items.push(r);
-    tallyInto(splits, r.split, r);
-    tallyInto(relations, r.relation, r);
-    tallyInto(splitRelations, `${r.split}/${r.relation}`, r);
+    const id = `${r.split}\u0000${r.item}`;
+    let t = tallies.get(id);
+    if (!t) tallies.set(id, (t = { split: r.split, relation: r.relation, prompts: 0, correct: 0, unparsed: 0, missing: 0, all: true, first: null }));
+    t.prompts++;
+    if (r.correct) t.correct++;
+    else t.all = false;
+    if (r.status !== 'ok') {
+      t.unparsed++;
+      if (r.status !== 'unparsed') t.missing++;
+      const why = r.reason ?? r.status;
+      reasons[why] = (reasons[why] ?? 0) + 1;
+    }
+    if (r.rotation === 0) t.first = r.correct;
     bias.add(r);
     let sb = splitBias.get(r.split);
     if (!sb) splitBias.set(r.split, (sb = new BiasTally()));
     sb.add(r);
-    if (r.status !== 'ok') reasons[r.reason ?? r.status] = (reasons[r.reason ?? r.status] ?? 0) + 1;
+  }
+  const splits = new Map<string, CellSum>();
+  const relations = new Map<string, CellSum>();
+  const splitRelations = new Map<string, CellSum>();
+  for (const t of tallies.values()) {
+    sumInto(splits, t.split, t);
+    sumInto(relations, t.relation, t);
+    sumInto(splitRelations, `${t.split}/${t.relation}`, t);
   }
   const splitNames = orderSplits(splits.keys());
   const splitCells = Object.fromEntries(splitNames.map((s) => [s, splits.get(s)!.cell(mode)]));
@@ -250,7 +293,7 @@ export function scoreReasoning(
     const vs = splitNames.map((s) => splitCells[s][f]).filter((v): v is number => v !== null);
     return vs.length === splitNames.length ? mean(vs) : null;
   };
-  const cells = (m: Map<string, CellTally>) => Object.fromEntries([...m.keys()].sort().map((k) => [k, m.get(k)!.cell(mode)]));
+  const cells = (m: Map<string, CellSum>) => Object.fromEntries([...m.keys()].sort().map((k) => [k, m.get(k)!.cell(mode)]));
   const result: ReasoningResult = {
     model: options.model ?? [...models][0] ?? 'unknown',
     task: tasks.size === 1 ? [...tasks][0] : [...tasks].sort().join('+') || 'none',
@@ -260,7 +303,7 @@ export function scoreReasoning(
     position_bias: { ...bias.result(), splits: Object.fromEntries(splitNames.map((s) => [s, splitBias.get(s)!.result()])) },
     relations: cells(relations),
     split_relations: cells(splitRelations),
-    unmatched_responses: [...byKey.keys()].filter((k) => !used.has(k)).length,
+    unmatched_responses: byKey.size - used.size,
     unparsed_reasons: reasons,
   };
   return { result, items };

@@ -64,6 +64,18 @@ describe('pipeline file', () => {
     expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/^p\.yaml: models\[1\]\.base_url: environment variable NOPE_URL is not set$/);
   });
 
+  it('${VAR:+word} gives word only when VAR is set; an empty result counts as not given', () => {
+    const text = `${BASE}  - name: remote\n    kind: openai\n    base_url: http://h/v1\n    api_key_env: \${KEY:+KEY}\n`;
+    expect(parsePipeline(text, 'p.yaml', {}).config.models[1].api_key_env).toBeUndefined();
+    expect(parsePipeline(text, 'p.yaml', { KEY: 's3cret' }).config.models[1].api_key_env).toBe('KEY');
+  });
+
+  it('checks values filled from the environment against the schema', () => {
+    const text = `${BASE}  - name: other\n    kind: \${KIND:-}\n`;
+    expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/^p\.yaml: models\[1\]\.kind: .*after filling in environment variables\)$/);
+    expect(parsePipeline(text, 'p.yaml', { KIND: 'random' }).config.models[1].kind).toBe('random');
+  });
+
   it('rejects two models with one name', () => {
     const text = `${BASE}  - name: geometric\n    kind: random\n`;
     expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/used twice/);

@@ -17,12 +17,12 @@ const EVIL_MODEL = 'gamma <b onmouseover="window.__pwned=3">';
 describe.skipIf(!haveChromium)('gsr report in headless chromium', () => {
   let browser: Browser;
   let page: Page;
-  let ws: ReturnType<typeof exampleWorkspace>;
+  let ws: Awaited<ReturnType<typeof exampleWorkspace>>;
   const consoleErrors: string[] = [];
   const requests: string[] = [];
 
   beforeAll(async () => {
-    ws = exampleWorkspace();
+    ws = await exampleWorkspace();
     // Hostile outputs first in beta's file, so the gallery (first entries per group) shows them.
     const betaItems = join(ws.results[1], 'reasoning-items.jsonl');
     const base = readJsonl(betaItems)[0];

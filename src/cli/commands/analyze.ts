@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { findMatchingSubsets, formatSummary, tableFromCsv, tableFromResults, type RegressionTable } from '../../analysis/index.js';
-import { loadAllResults } from '../../report/load-results.js';
-import { fitTable, writeRegressionPlot } from '../../report/regression-output.js';
+import { findMatchingSubsets, formatSummary } from '../../analysis/index.js';
+import { fitTable, loadRegressionTable, writeRegressionPlot } from '../../report/regression-output.js';
 import { GsrError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import { notice } from '../../util/log.js';
@@ -26,33 +24,6 @@ interface RegressionOptions {
 
 const collect = (value: string, prev: string[] = []) => [...prev, value];
 
-async function buildTable(o: RegressionOptions): Promise<{ table: RegressionTable; source: string }> {
-  if ((o.data === undefined) === (o.results === undefined)) throw new GsrError('give either --data FILE.csv or --results DIR...');
-  if (o.data !== undefined) {
-    if (!o.y || !o.x?.length) throw new GsrError('--data needs --y COL and at least one --x COL');
-    let text: string;
-    try {
-      text = await readFile(o.data, 'utf8');
-    } catch (err) {
-      throw new GsrError(`cannot read ${o.data}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-    }
-    try {
-      return { table: tableFromCsv(text, o.y, o.x, o.label, o.data), source: o.data };
-    } catch (err) {
-      throw new GsrError((err as Error).message);
-    }
-  }
-  const results = await loadAllResults(o.results!);
-  for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
-  const y = o.y ?? 'reasoning:whatsup-a:circular';
-  const x = o.x?.length ? o.x : ['grounding:whatsup-a/subject'];
-  try {
-    return { table: tableFromResults(results, y, x), source: 'results' };
-  } catch (err) {
-    throw new GsrError((err as Error).message);
-  }
-}
-
 export function registerAnalyze(program: Command): void {
   const analyze = program.command('analyze').description('Statistics across models: regression with p-values, CIs, paired tests');
   analyze
@@ -73,7 +44,8 @@ export function registerAnalyze(program: Command): void {
     .option('--min-size <n>', 'smallest subset to try (default 3)', parsePositiveInt('--min-size'))
     .action(
       action(async (o: RegressionOptions) => {
-        const { table, source } = await buildTable(o);
+        const { table, source, warnings } = await loadRegressionTable(o);
+        for (const w of warnings) notice(`warning: ${w}`);
         const fit = fitTable(table, source);
         const result: Record<string, unknown> = { ...fit };
         if (o.findSubset) {

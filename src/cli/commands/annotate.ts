@@ -1,21 +1,14 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, parseNumber, parsePositiveInt, printJson } from '../action.js';
-import {
-  annotate,
-  annotationQuality,
-  assertUniqueIds,
-  formatQualityReport,
-  parseObjectList,
-  readCocoFile,
-  targetsFromImages,
-  targetsFromManifest,
-  type AnnotateTarget,
-} from '../../annotate/index.js';
+import type { AnnotateTarget } from '../../annotate/index.js';
 import type { Device } from '../../perception/types.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
 import { createProgress } from '../../util/progress.js';
+
+// The annotate library pulls in sharp and onnxruntime: load it only when the command runs.
+const lib = () => import('../../annotate/index.js');
 
 interface AnnotateCliOptions {
   manifest?: string;
@@ -31,7 +24,7 @@ interface AnnotateCliOptions {
   textThreshold?: number;
   scoreThreshold?: number;
   param: string[];
-  out: string;
+  out?: string;
   overlays?: boolean;
   restart?: boolean;
   retryFailed?: boolean;
@@ -60,6 +53,7 @@ function modelParams(o: AnnotateCliOptions): Record<string, number | string> {
 }
 
 async function targetsFor(images: string[], o: AnnotateCliOptions): Promise<AnnotateTarget[]> {
+  const { assertUniqueIds, parseObjectList, targetsFromImages, targetsFromManifest } = await lib();
   if (o.manifest && images.length > 0) throw new GsrError('give either --manifest or image files, not both');
   if (o.manifest) {
     if (o.objects) throw new GsrError('--objects is for image files; a manifest names its own objects');
@@ -93,15 +87,18 @@ export function registerAnnotate(program: Command): void {
     .option('--text-threshold <x>', 'detector text threshold (GroundingDINO default 0.25)', parseNumber('--text-threshold'))
     .option('--score-threshold <x>', 'closed-vocabulary detector score threshold', parseNumber('--score-threshold'))
     .option('--param <key=value>', 'other model parameter (repeatable)', collectParam, [])
-    .requiredOption('--out <dir>', 'output folder (annotations.json, depth/, overlays/, journal.jsonl)')
+    .option('--out <dir>', 'output folder (annotations.json, depth/, overlays/, journal.jsonl); required')
     .option('--overlays', 'also draw boxes, masks and a depth heat-map to overlays/<id>.png')
     .option('--restart', 'discard the journal of an earlier run in --out and start over')
     .option('--retry-failed', 'annotate again the images an earlier run recorded as failed')
     .option('--json', 'print the summary as JSON')
     .action(
       action(async (images: string[], o: AnnotateCliOptions) => {
+        if (!o.out) throw new GsrError('--out DIR is required (the output folder)');
         if (!DEVICES.includes(o.device)) throw new GsrError(`--device must be one of ${DEVICES.join(', ')}, got "${o.device}"`);
         const targets = await targetsFor(images, o);
+        const { annotate } = await lib();
+        const outDir = resolve(o.out);
         const controller = new AbortController();
         const onSigint = () => {
           notice('interrupted: finishing the current image, then writing annotations.json (Ctrl-C again to quit now)');
@@ -114,7 +111,7 @@ export function registerAnnotate(program: Command): void {
         try {
           summary = await annotate({
             targets,
-            outDir: resolve(o.out),
+            outDir,
             detector: o.detector,
             segmenter: orNull(o.segmenter),
             depth: orNull(o.depth),
@@ -155,9 +152,11 @@ export function registerAnnotate(program: Command): void {
     .requiredOption('--truth <file>', 'true annotations.json (e.g. a synthetic set)')
     .option('--json', 'print the report as JSON')
     .action(
-      action(async (o: { pred: string; truth: string; json?: boolean }) => {
+      action(async (o: { pred: string; truth: string; json?: boolean }, command: Command) => {
+        const { annotationQuality, formatQualityReport, readCocoFile } = await lib();
         const report = annotationQuality(await readCocoFile(resolve(o.pred)), await readCocoFile(resolve(o.truth)));
-        if (o.json) printJson(report);
+        // `annotate` has its own --json, which commander gives to the parent command.
+        if (o.json || command.parent?.opts().json) printJson(report);
         else process.stdout.write(formatQualityReport(report) + '\n');
       }),
     );

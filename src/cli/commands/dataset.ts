@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { action, parsePositiveInt, printJson } from '../action.js';
 import { importWhatsupToManifest, synthesizeDataset, WHATSUP_FILES } from '../../datasets/index.js';
 import { notice } from '../../util/log.js';
@@ -16,7 +16,7 @@ function countTable(counts: Record<string, number>): string {
 
 function parseSeed(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new GsrError(`--seed must be an integer in 0..4294967295, got "${value}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new InvalidArgumentError(`--seed must be an integer in 0..4294967295, got "${value}"`);
   return n;
 }
 

@@ -1,5 +1,92 @@
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { action, printJson } from '../action.js';
+import { getManifest, listManifests, MANIFEST_DIR } from '../../perception/manifest.js';
+import { pullModel } from '../../perception/pull.js';
+import { listModels, verifyInstalled, verifyPath } from '../../perception/store.js';
+import { GsrError } from '../../util/errors.js';
+
+interface CommonOpts {
+  modelsDir: string;
+  manifests: string;
+  json?: boolean;
+}
+
+function mib(bytes: number | null): string {
+  return bytes === null ? '?' : `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+function common(cmd: Command): Command {
+  return cmd
+    .option('--models-dir <dir>', 'folder holding <id>/ model files', 'models')
+    .option('--manifests <dir>', 'folder of model manifests (<id>.json)', MANIFEST_DIR)
+    .option('--json', 'print the result as JSON');
+}
 
 export function registerModels(program: Command): void {
-  program.command('models').description("List, download and verify the ONNX perception models");
+  const models = program.command('models').description('List, download and verify the ONNX perception models');
+
+  common(models.command('list').description('Show each model: installed or missing, size, licence')).action(
+    action(async (opts: CommonOpts) => {
+      const rows = await listModels(resolve(opts.modelsDir), resolve(opts.manifests));
+      if (opts.json) {
+        printJson(rows);
+        return;
+      }
+      const body = rows.map((r) => [r.id, r.task, r.status, mib(r.bytes), r.licence]);
+      process.stdout.write(`${table([['id', 'task', 'status', 'size', 'licence'], ...body])}\n`);
+      process.stdout.write(`models dir: ${resolve(opts.modelsDir)}\n`);
+    }),
+  );
+
+  common(models.command('pull').description('Download a model into <models-dir>/<id>/ (resumes; checks size and sha256)'))
+    .argument('<id>', 'model id (see `gsr models list`)')
+    .action(
+      action(async (id: string, opts: CommonOpts) => {
+        const manifest = await getManifest(id, resolve(opts.manifests));
+        const files = await pullModel(manifest, resolve(opts.modelsDir));
+        if (opts.json) {
+          printJson({ id, files });
+          return;
+        }
+        for (const f of files) {
+          const check = f.sha256Verified ? 'sha256 ok' : 'sha256 not verified (none known)';
+          process.stdout.write(`${f.action.padEnd(10)} ${f.path} (${mib(f.bytes)}, ${check})\n`);
+        }
+      }),
+    );
+
+  common(models.command('verify').description("Load a model's files and check them against its contract (names, dtypes, shapes)"))
+    .argument('<id|path>', 'installed model id, or an ONNX file')
+    .option('--model <id>', 'for a file: the model whose contract to check against (default: every known contract)')
+    .option('--role <role>', 'for a file: the file role (model, encoder, decoder)')
+    .action(
+      action(async (target: string, opts: CommonOpts & { model?: string; role?: string }) => {
+        const manifestDir = resolve(opts.manifests);
+        const known = (await listManifests(manifestDir)).some((m) => m.id === target);
+        if (known && !(existsSync(target) && statSync(target).isFile())) {
+          const checks = await verifyInstalled(await getManifest(target, manifestDir), resolve(opts.modelsDir));
+          const ok = checks.every((c) => c.ok);
+          if (opts.json) printJson({ id: target, ok, files: checks });
+          else for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.role} ${c.path}${c.problems.length ? `: ${c.problems.join('; ')}` : ''}\n`);
+          if (!ok) throw new GsrError(`${target}: ${checks.filter((c) => !c.ok).map((c) => `${c.role}: ${c.problems.join('; ')}`).join(' | ')}`);
+          return;
+        }
+        if (!existsSync(target)) throw new GsrError(`"${target}" is neither a known model id nor a file`);
+        const r = await verifyPath(resolve(target), opts.model, opts.role, manifestDir);
+        const ok = r.matches.length > 0;
+        if (opts.json) printJson({ ...r, ok });
+        else if (ok) process.stdout.write(`ok   ${r.path} matches ${r.matches.map((m) => `${m.id} ${m.role}`).join(', ')}\n`);
+        if (!ok) {
+          const against = r.checkedAgainst ? `${r.checkedAgainst.id} ${r.checkedAgainst.role}` : 'any contract';
+          throw new GsrError(`${r.path} does not match the ${against} contract: ${r.problems.join('; ')}`);
+        }
+      }),
+    );
 }

@@ -1,5 +1,71 @@
 import type { Command } from 'commander';
+import { formatSummaryTable, loadPipeline, preflight, runPipeline, buildStages, type PipelineResult } from '../../pipeline/index.js';
+import { notice } from '../../util/log.js';
+import { action, printJson } from '../action.js';
+
+function resultText(r: PipelineResult): string {
+  const ran = r.stages.filter((s) => s.status === 'ran').length;
+  const lines = [`pipeline ${r.name}: ${r.stages.length} stages (${ran} ran, ${r.stages.length - ran} unchanged) in ${r.seconds.toFixed(1)} s`];
+  if (r.perception) lines.push(`perception: ${r.perception}`);
+  for (const m of r.skipped_models) lines.push(`model ${m.name} not run: ${m.reason}`);
+  if (r.rows.length > 0) lines.push('', 'CircularEval and Avg G-Score, % (DAP: with hint, without in brackets)', formatSummaryTable(r.rows), '');
+  const g = r.regression;
+  if (g) {
+    lines.push(
+      g.slope === null
+        ? `regression ${g.y} ~ ${g.x}: not fitted (${g.note})`
+        : `regression ${g.y} ~ ${g.x} across ${g.models} models: slope ${g.slope.toFixed(3)}, p = ${g.p?.toPrecision(3)}, R² = ${g.r2?.toFixed(3)}`,
+    );
+  }
+  lines.push(r.report ? `report: ${r.report}` : `outputs: ${r.out}`);
+  return lines.join('\n') + '\n';
+}
 
 export function registerPipeline(program: Command): void {
-  program.command('pipeline').description("Run an experiment pipeline (YAML) end to end, skipping unchanged stages");
+  const pipeline = program.command('pipeline').description('Run an experiment pipeline (YAML) end to end, skipping unchanged stages');
+  pipeline
+    .command('run')
+    .description('Run a pipeline: dataset, annotate, prompts, answer, score, analyze, report')
+    .argument('<file>', 'pipeline file (YAML), e.g. pipelines/demo.yaml')
+    .option('--out <dir>', "output folder (replaces the file's out)")
+    .option('--force', 'rerun every stage even when unchanged')
+    .option('--json', 'print the result as JSON')
+    .action(
+      action(async (file: string, o: { out?: string; force?: boolean; json?: boolean }) => {
+        const controller = new AbortController();
+        let interrupts = 0;
+        const onSignal = () => {
+          if (++interrupts > 1) process.exit(130);
+          notice('interrupted: finishing the answers in flight (run again to resume; Ctrl-C again to quit now)');
+          controller.abort();
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
+        try {
+          const result = await runPipeline(file, { out: o.out, force: o.force, signal: controller.signal });
+          if (o.json) printJson(result);
+          else process.stdout.write(resultText(result));
+        } finally {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+      }),
+    );
+  pipeline
+    .command('check')
+    .description('Validate a pipeline file and its inputs (paths, models, endpoints) without running it')
+    .argument('<file>', 'pipeline file (YAML)')
+    .option('--json', 'print the checked configuration as JSON')
+    .action(
+      action(async (file: string, o: { json?: boolean }) => {
+        const loaded = await loadPipeline(file);
+        await preflight(loaded.config, file);
+        if (o.json) printJson({ ...loaded, stages: buildStages(loaded.config).map((s) => s.name) });
+        else {
+          const stages = buildStages(loaded.config).map((s) => s.name).join(' -> ');
+          const skipped = loaded.skippedModels.map((m) => `; model ${m.name} not run (${m.reason})`).join('');
+          process.stdout.write(`${file}: ok (${stages}; models: ${loaded.config.models.map((m) => m.name).join(', ') || 'none'}${skipped})\n`);
+        }
+      }),
+    );
 }

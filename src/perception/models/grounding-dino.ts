@@ -46,7 +46,7 @@ export interface PhraseTokens {
 export function tokenisePhrase(tokenizer: Tokenizer, phrase: string): PhraseTokens {
   const enc = tokenizer.encode(groundingPrompt(phrase), { return_token_type_ids: true });
   const phrasePositions: number[] = [];
-  enc.tokens.forEach((t, i) => {
+  enc.tokens.forEach((t: string, i: number) => {
     if (t !== '[CLS]' && t !== '[SEP]' && t !== '.' && t !== '[PAD]') phrasePositions.push(i);
   });
   return { ids: enc.ids, attentionMask: enc.attention_mask, tokenTypeIds: enc.token_type_ids, phrasePositions };

@@ -1,0 +1,63 @@
+/**
+ * Checks made before any stage runs, so that a pipeline that cannot finish fails at once with one
+ * line and writes nothing: dataset paths, annotation file, answerer kinds, box formats, endpoints.
+ */
+import { stat } from 'node:fs/promises';
+import { answerers } from '../mllm/index.js';
+import { BOX_FORMATS } from '../scoring/index.js';
+import { GsrError, errorMessage } from '../util/errors.js';
+import type { PipelineConfig } from './config.js';
+
+async function kindOf(path: string): Promise<'file' | 'dir' | null> {
+  const s = await stat(path).catch(() => null);
+  return s === null ? null : s.isDirectory() ? 'dir' : 'file';
+}
+
+/** Why an OpenAI-compatible endpoint cannot be reached, or null when it answers at all (any HTTP status). */
+export async function endpointProblem(baseUrl: string, timeoutMs = 5000): Promise<string | null> {
+  let url: URL;
+  try {
+    url = new URL(baseUrl.replace(/\/+$/, '') + '/models');
+  } catch {
+    return `"${baseUrl}" is not a URL`;
+  }
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    await res.body?.cancel();
+    return null;
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    if ((err as Error).name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
+    return cause?.code ?? cause?.message ?? errorMessage(err);
+  }
+}
+
+/** Throws a one-line GsrError naming the first problem found. */
+export async function preflight(config: PipelineConfig, file: string): Promise<void> {
+  const d = config.dataset;
+  if (d.whatsup) {
+    if ((await kindOf(d.whatsup.root)) !== 'dir') throw new GsrError(`${file}: dataset.whatsup.root: folder not found: ${d.whatsup.root}`);
+  }
+  if (d.manifest && (await kindOf(d.manifest)) !== 'file') throw new GsrError(`${file}: dataset.manifest: file not found: ${d.manifest}`);
+  const a = config.annotations;
+  if (a.source === 'file' && !a.file) throw new GsrError(`${file}: annotations.source is file, but annotations.file is not given`);
+  if (a.file && (await kindOf(a.file)) !== 'file') throw new GsrError(`${file}: annotations.file: file not found: ${a.file}`);
+  if (a.source === 'exact' && !d.synthetic) throw new GsrError(`${file}: annotations.source exact needs a synthetic dataset (only rendered scenes have exact truth)`);
+  const stop = config.stop_after;
+  const needsModels = stop === undefined || !['dataset', 'annotate', 'prompts'].includes(stop);
+  if (needsModels && config.models.length === 0) throw new GsrError(`${file}: models: no models to ask (add one, or set stop_after: prompts)`);
+  for (const [i, m] of config.models.entries()) {
+    const where = `${file}: models[${i}] (${m.name})`;
+    if (!answerers.has(m.kind)) throw new GsrError(`${where}: unknown kind "${m.kind}" (available: ${answerers.names().join(', ')})`);
+    if (m.box_format && m.box_format !== 'auto' && !(BOX_FORMATS as readonly string[]).includes(m.box_format)) {
+      throw new GsrError(`${where}: unknown box_format "${m.box_format}" (known: auto, ${BOX_FORMATS.join(', ')})`);
+    }
+    if (m.kind === 'openai') {
+      if (!m.base_url) throw new GsrError(`${where}: an openai model needs base_url`);
+      if (needsModels) {
+        const problem = await endpointProblem(m.base_url);
+        if (problem) throw new GsrError(`${where}: endpoint ${m.base_url} is unreachable (${problem})`);
+      }
+    }
+  }
+}

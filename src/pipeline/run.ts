@@ -1,0 +1,79 @@
+/**
+ * `gsr pipeline run`: loads a pipeline file, checks it, builds its stages
+ * (dataset -> annotate -> prompts -> answer -> score -> analyze -> report) and runs them through the
+ * stage engine, which skips what is unchanged and resumes what was interrupted.
+ */
+import { join, resolve } from 'node:path';
+import '../mllm/index.js'; // registers the answerers (openai and the baselines)
+import type { PipelineConfig } from './config.js';
+import { runStages, type Stage, type StageOutcome } from './engine.js';
+import { loadPipeline, type LoadedPipeline } from './load.js';
+import { preflight } from './preflight.js';
+import { PipelineProgress } from './progress.js';
+import { analyzeStage, type AnalyzeStageSummary } from './stages/analyze.js';
+import { annotateStage, type AnnotateStageSummary } from './stages/annotate.js';
+import { answerStage, type AnswerStageSummary } from './stages/answer.js';
+import { datasetStage } from './stages/dataset.js';
+import { promptsStage } from './stages/prompts.js';
+import { reportStage, type ReportStageSummary } from './stages/report.js';
+import { scoreStage, type ScoreStageSummary } from './stages/score.js';
+import { summaryRows, type SummaryRow } from './summary.js';
+
+/** Stage names in run order. */
+export const STAGE_NAMES = ['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze', 'report'] as const;
+
+/** The stages of a pipeline, cut after `stop_after`. */
+export function buildStages(config: PipelineConfig, signal?: AbortSignal): Stage[] {
+  const all = [datasetStage(config), annotateStage(config), promptsStage(config), answerStage(config, signal), scoreStage(config), analyzeStage(config), reportStage(config)];
+  const stop = config.stop_after ? STAGE_NAMES.indexOf(config.stop_after) : all.length - 1;
+  return all.slice(0, stop + 1);
+}
+
+export interface PipelineRunOptions {
+  /** Replaces the file's `out`. */
+  out?: string;
+  force?: boolean;
+  signal?: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+  /** Where stage lines go (default stderr). */
+  log?: (line: string) => void;
+}
+
+export interface PipelineResult {
+  name: string;
+  out: string;
+  stages: Array<{ name: string; status: StageOutcome['status']; seconds: number }>;
+  seconds: number;
+  /** What perception the annotations came from, in words. */
+  perception: string | null;
+  skipped_models: LoadedPipeline['skippedModels'];
+  rows: SummaryRow[];
+  regression: AnalyzeStageSummary | null;
+  /** Absolute path of the HTML report, when the report stage ran. */
+  report: string | null;
+}
+
+/** Loads, checks and runs a pipeline file. */
+export async function runPipeline(file: string, options: PipelineRunOptions = {}): Promise<PipelineResult> {
+  const started = Date.now();
+  const loaded = await loadPipeline(file, options.env);
+  const config = options.out ? { ...loaded.config, out: resolve(options.out) } : loaded.config;
+  await preflight(config, file);
+  const stages = buildStages(config, options.signal);
+  const progress = new PipelineProgress(stages.length, options.log ? (l) => options.log!(l) : undefined);
+  for (const m of loaded.skippedModels) progress.line(`model ${m.name} skipped (${m.reason})`);
+  const outcomes = await runStages(stages, { out: config.out, force: options.force, progress });
+  const summaryOf = <T>(name: string) => outcomes.find((o) => o.name === name)?.record.summary as T | undefined;
+  const report = summaryOf<ReportStageSummary>('report');
+  return {
+    name: config.name,
+    out: config.out,
+    stages: outcomes.map((o) => ({ name: o.name, status: o.status, seconds: o.seconds })),
+    seconds: (Date.now() - started) / 1000,
+    perception: summaryOf<AnnotateStageSummary>('annotate')?.perception ?? null,
+    skipped_models: loaded.skippedModels,
+    rows: summaryRows(summaryOf<AnswerStageSummary>('answer'), summaryOf<ScoreStageSummary>('score')),
+    regression: summaryOf<AnalyzeStageSummary>('analyze') ?? null,
+    report: report ? join(config.out, 'report', report.file) : null,
+  };
+}

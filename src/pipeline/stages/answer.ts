@@ -1,0 +1,108 @@
+/**
+ * Stage `answer`: asks every model (HTTP endpoints and baselines alike) every prompt of its tasks
+ * through the runner, then writes `<model>/responses.jsonl` with the responses to exactly the
+ * current prompts. Responses live in a run store under the pipeline's `.state/answer/`, so an
+ * interrupted stage, or a rerun after adding a model, asks only what has no answer yet.
+ */
+import { join } from 'node:path';
+import { answerers, RunStore, runPrompts, toResponseRecord, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
+import { readJsonl } from '../../util/jsonl.js';
+import { writeFileAtomic } from '../../util/fs.js';
+import type { ModelConfig, PipelineConfig, PipelineTask } from '../config.js';
+import type { Stage } from '../engine.js';
+import { fileDigest } from '../hash.js';
+import { ANNOTATIONS } from './annotate.js';
+import { promptFileFor } from './prompts.js';
+
+export const RESPONSES_FILE = 'responses.jsonl';
+export const STORE_FILE = 'store.sqlite';
+
+export interface ModelAnswerSummary {
+  name: string;
+  kind: string;
+  tasks: PipelineTask[];
+  prompts: number;
+  ok: number;
+  failed: number;
+  /** Answered by an earlier (interrupted or superseded) run and taken from the store. */
+  cached: number;
+  failures: Record<string, number>;
+}
+
+export interface AnswerStageSummary {
+  models: ModelAnswerSummary[];
+}
+
+/** Tasks a model is asked: its own list, within the pipeline's. */
+export function modelTasks(model: ModelConfig, config: PipelineConfig): PipelineTask[] {
+  return model.tasks ? config.prompts.tasks.filter((t) => model.tasks!.includes(t)) : config.prompts.tasks;
+}
+
+/** What determines a model's responses besides the prompt (the run store's settings). */
+function generationSettings(model: ModelConfig, annotationsSha: string | undefined): GenerationSettings {
+  const s: GenerationSettings = { answerer: model.kind, model: model.name, endpoint_model: model.model ?? model.name, temperature: model.temperature ?? 0, max_tokens: model.max_tokens, seed: model.seed };
+  if (model.kind === 'openai') s.base_url = model.base_url;
+  if (model.box_format) s.box_format = model.box_format;
+  if (annotationsSha) s.annotations_sha256 = annotationsSha;
+  return s;
+}
+
+export function answerStage(config: PipelineConfig, signal?: AbortSignal): Stage {
+  return {
+    name: 'answer',
+    after: ['prompts', 'annotate'],
+    // Concurrency and timeouts change how, not what, is asked.
+    settings: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined, tasks: modelTasks(m, config) })),
+    async run(ctx): Promise<AnswerStageSummary> {
+      const promptsDir = ctx.input('prompts');
+      const annotations = join(ctx.input('annotate'), ANNOTATIONS);
+      const annotationsSha = await fileDigest(annotations);
+      const store = RunStore.open(join(ctx.stateDir, STORE_FILE));
+      const summary: AnswerStageSummary = { models: [] };
+      try {
+        for (const model of config.models) {
+          const usesAnnotations = model.kind === 'geometric';
+          const settings = generationSettings(model, usesAnnotations ? annotationsSha : undefined);
+          const answerer = await answerers.get(model.kind)({
+            model: model.model ?? model.name, baseUrl: model.base_url, apiKeyEnv: model.api_key_env, timeoutMs: model.timeout_ms,
+            temperature: model.temperature ?? 0, maxTokens: model.max_tokens, seed: model.seed, annotations: usesAnnotations ? annotations : undefined,
+            boxFormat: model.box_format,
+          });
+          const tasks = modelTasks(model, config);
+          const m: ModelAnswerSummary = { name: model.name, kind: model.kind, tasks, prompts: 0, ok: 0, failed: 0, cached: 0, failures: {} };
+          const keys = new Set<string>();
+          try {
+            for (const task of tasks) {
+              const file = join(promptsDir, promptFileFor(model, task));
+              const r: RunSummary = await runPrompts({
+                prompts: file, store, answerer, settings, concurrency: model.concurrency, timeoutMs: model.timeout_ms, signal,
+                onStart: ({ toSend }) => ctx.progress.start(toSend, `${model.name} ${task} prompts`),
+                onResult: (e) => ctx.progress.tick(1, e.status === 'failed'),
+              });
+              if (r.interrupted) throw new Error('interrupted (answers so far are kept; run again to resume)');
+              m.prompts += r.prompts;
+              m.cached += r.cached;
+              for (const [reason, n] of Object.entries(r.failures)) m.failures[reason] = (m.failures[reason] ?? 0) + n;
+              for await (const p of readJsonl<{ key: string }>(file)) keys.add(p.key);
+            }
+          } finally {
+            await answerer.close?.();
+          }
+          let text = '';
+          for (const row of store.responses({ model: model.name, settings: store.registerSettings(settings) })) {
+            if (!keys.has(row.key)) continue;
+            text += JSON.stringify(toResponseRecord(row)) + '\n';
+            if (row.status === 'ok') m.ok++;
+            else m.failed++;
+          }
+          await writeFileAtomic(join(ctx.dir, model.name, RESPONSES_FILE), text);
+          if (m.failed > 0) ctx.notice(`${model.name}: ${m.failed} of ${m.prompts} prompts failed (${Object.keys(m.failures).join(', ') || 'see responses'})`);
+          summary.models.push(m);
+        }
+      } finally {
+        store.close();
+      }
+      return summary;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/** Stage `report`: the self-contained HTML report over every model's results folder. */
+import { join } from 'node:path';
+import { loadAllResults, reportWriters } from '../../report/index.js';
+import type { PipelineConfig } from '../config.js';
+import type { Stage } from '../engine.js';
+import type { AnalyzeStageSummary } from './analyze.js';
+import { MANIFEST_FILE } from './dataset.js';
+import type { ScoreStageSummary } from './score.js';
+
+export interface ReportStageSummary {
+  /** Report file, relative to the stage folder. */
+  file: string;
+  warnings: number;
+}
+
+export function reportStage(config: PipelineConfig): Stage {
+  return {
+    name: 'report',
+    after: ['dataset', 'prompts', 'score', 'analyze'],
+    settings: { title: config.report.title ?? config.name, file: config.report.file },
+    async run(ctx): Promise<ReportStageSummary> {
+      const scoreDir = ctx.input('score');
+      const results = await loadAllResults(ctx.summaryOf<ScoreStageSummary>('score').dirs.map((d) => join(scoreDir, d)));
+      const { y, x } = ctx.summaryOf<AnalyzeStageSummary>('analyze');
+      const primary = config.prompts.tasks.find((t) => t === 'tg' || t === 'mc');
+      await reportWriters.get('html')(results, join(ctx.dir, config.report.file), {
+        title: config.report.title ?? `gsr-bench: ${config.name}`,
+        regressionY: y,
+        regressionX: x,
+        manifest: join(ctx.input('dataset'), MANIFEST_FILE),
+        prompts: primary ? join(ctx.input('prompts'), `${primary}.jsonl`) : undefined,
+      });
+      return { file: config.report.file, warnings: results.reduce((n, r) => n + r.warnings.length, 0) };
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * Stage `score`: one results folder per model, in the layout the analysis and report read:
+ * `<model>/reasoning.*` (TG, or MC when TG is not asked), `<model>/{tg,mc}/`, `<model>/dap/` and
+ * `<model>/nodap/` (the base task on the same items, for the paired DAP comparison), and
+ * `<model>/grounding.*` (G-Score against the annotations).
+ */
+import { join } from 'node:path';
+import { GRID_BOX_FORMAT } from '../../mllm/baselines/index.js';
+import type { PromptRecord } from '../../prompts/types.js';
+import type { ResponseRecord } from '../../mllm/types.js';
+import {
+  boxFormatForModel,
+  readAnnotationFile,
+  readPromptFile,
+  readResponseFile,
+  scoreGrounding,
+  scoreReasoning,
+  writeGroundingResults,
+  writeReasoningResults,
+  type BoxFormatOption,
+  type ReasoningMode,
+  type SkippedRecord,
+} from '../../scoring/index.js';
+import type { ModelConfig, PipelineConfig } from '../config.js';
+import type { Stage } from '../engine.js';
+import { ANNOTATIONS } from './annotate.js';
+import { RESPONSES_FILE, modelTasks } from './answer.js';
+import { promptFileFor } from './prompts.js';
+
+export interface ModelScoreSummary {
+  name: string;
+  /** Total Average CircularEval / VanillaEval per reasoning variant ('' = the primary task). */
+  reasoning: Record<string, { circular: number | null; vanilla: number | null; task: string }>;
+  /** Avg G-Score, or null without grounding prompts. */
+  g_score: number | null;
+  box_format: string | null;
+  skipped_records: number;
+}
+
+export interface ScoreStageSummary {
+  models: ModelScoreSummary[];
+  /** Results folders relative to the stage folder, in model order. */
+  dirs: string[];
+}
+
+/** The box format a model's grounding answers are read in: declared, else its family's, else `auto`. */
+export function boxFormatOf(model: ModelConfig): BoxFormatOption {
+  if (model.box_format) return model.box_format as BoxFormatOption;
+  if (['random', 'always-first', 'geometric'].includes(model.kind)) return GRID_BOX_FORMAT;
+  return boxFormatForModel(model.model ?? model.name) ?? 'auto';
+}
+
+export function scoreStage(config: PipelineConfig): Stage {
+  const mode: ReasoningMode = config.metrics.reasoning.length === 2 ? 'both' : config.metrics.reasoning[0];
+  return {
+    name: 'score',
+    after: ['prompts', 'annotate', 'answer'],
+    settings: { mode, iou: config.metrics.iou, models: config.models.map((m) => ({ name: m.name, tasks: modelTasks(m, config), box: boxFormatOf(m), templates: !!m.templates })), dap: config.prompts.dap.base_task },
+    async run(ctx): Promise<ScoreStageSummary> {
+      const promptsDir = ctx.input('prompts');
+      const answersDir = ctx.input('answer');
+      const summary: ScoreStageSummary = { models: [], dirs: [] };
+      ctx.progress.start(config.models.length, 'models');
+      for (const model of config.models) {
+        const tasks = modelTasks(model, config);
+        const skipped: SkippedRecord[] = [];
+        const responses: ResponseRecord[] = await readResponseFile(join(answersDir, model.name, RESPONSES_FILE), skipped);
+        const dir = join(ctx.dir, model.name);
+        const prompts = async (task: (typeof tasks)[number]): Promise<PromptRecord[]> => readPromptFile(join(promptsDir, promptFileFor(model, task)), skipped);
+        const m: ModelScoreSummary = { name: model.name, reasoning: {}, g_score: null, box_format: null, skipped_records: 0 };
+        const write = async (variant: string, task: string, list: PromptRecord[]) => {
+          const { result, items } = scoreReasoning(list, responses, { mode, model: model.name });
+          await writeReasoningResults(variant ? join(dir, variant) : dir, result, items);
+          m.reasoning[variant] = { circular: result.total_average.circular, vanilla: result.total_average.vanilla, task };
+        };
+        const primary = tasks.includes('tg') ? 'tg' : tasks.includes('mc') ? 'mc' : null;
+        for (const task of ['tg', 'mc'] as const) {
+          if (!tasks.includes(task)) continue;
+          const list = await prompts(task);
+          if (task === primary) await write('', task, list);
+          await write(task, task, list);
+        }
+        if (tasks.includes('dap')) {
+          const dap = await prompts('dap');
+          await write('dap', 'dap', dap);
+          const base = config.prompts.dap.base_task;
+          // The same items without the hint: the base task's prompts for the DAP items.
+          const items = new Set(dap.map((p) => p.item));
+          const baseList = tasks.includes(base) ? (await prompts(base)).filter((p) => items.has(p.item)) : [];
+          if (baseList.length > 0) await write('nodap', base, baseList);
+          else ctx.notice(`${model.name}: no ${base} prompts asked, so DAP has no without-hint comparison`);
+        }
+        if (tasks.includes('grounding')) {
+          const coco = await readAnnotationFile(join(ctx.input('annotate'), ANNOTATIONS));
+          const boxFormat = boxFormatOf(model);
+          const { result, items } = scoreGrounding(responses.filter((r) => r.role !== undefined), coco, { boxFormat, iou: config.metrics.iou, model: model.name });
+          await writeGroundingResults(dir, result, items);
+          m.g_score = result.avg_g_score ?? null;
+          m.box_format = boxFormat;
+        }
+        m.skipped_records = skipped.length;
+        if (skipped.length > 0) ctx.notice(`${model.name}: ${skipped.length} unreadable records skipped (first: ${JSON.stringify(skipped[0])})`);
+        summary.models.push(m);
+        summary.dirs.push(model.name);
+        ctx.progress.tick();
+      }
+      return summary;
+    },
+  };
+}

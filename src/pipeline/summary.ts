@@ -1,0 +1,34 @@
+/** The short summary a finished pipeline prints: one row per model. Pure. */
+import type { AnswerStageSummary } from './stages/answer.js';
+import type { ScoreStageSummary } from './stages/score.js';
+
+export interface SummaryRow {
+  model: string;
+  kind: string;
+  tg: number | null;
+  mc: number | null;
+  dap: number | null;
+  nodap: number | null;
+  g_score: number | null;
+  failed: number;
+}
+
+export function summaryRows(answers: AnswerStageSummary | undefined, scores: ScoreStageSummary | undefined): SummaryRow[] {
+  if (!scores) return [];
+  return scores.models.map((s) => {
+    const a = answers?.models.find((m) => m.name === s.name);
+    const circ = (v: string) => s.reasoning[v]?.circular ?? null;
+    return { model: s.name, kind: a?.kind ?? '', tg: circ('tg'), mc: circ('mc'), dap: circ('dap'), nodap: circ('nodap'), g_score: s.g_score, failed: a?.failed ?? 0 };
+  });
+}
+
+const pct = (v: number | null) => (v === null ? '-' : `${(v * 100).toFixed(1)}`);
+
+/** A fixed-width text table: CircularEval (%) per reasoning task, DAP with/without, Avg G-Score (%). */
+export function formatSummaryTable(rows: SummaryRow[]): string {
+  const header = ['model', 'kind', 'TG circ', 'MC circ', 'DAP circ (no hint)', 'G-Score', 'failed'];
+  const body = rows.map((r) => [r.model, r.kind, pct(r.tg), pct(r.mc), r.dap === null ? '-' : `${pct(r.dap)} (${pct(r.nodap)})`, pct(r.g_score), String(r.failed)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}

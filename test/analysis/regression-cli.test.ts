@@ -1,0 +1,92 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findMatchingSubsets, tableFromCsv, regress, formatSummary, ols } from '../../src/analysis/index.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { loadRegressionTable } from '../../src/report/index.js';
+
+const MTCARS = join(REPO_ROOT, 'test', 'analysis', 'fixtures', 'mtcars.csv');
+const RESULTS = join(REPO_ROOT, 'test', 'report', 'fixtures', 'example-results');
+
+describe('regression tables', () => {
+  it('reads a CSV, skipping rows with missing cells and naming them', () => {
+    const t = tableFromCsv('model,y,x\na,1,2\nb,,3\nc,2,4\nd,3,oops\ne,4,7\n', 'y', ['x']);
+    expect(t.labels).toEqual(['a', 'c', 'e']);
+    expect(t.skipped).toEqual([{ label: 'b', reason: 'y is empty' }, { label: 'd', reason: 'x is "oops"' }]);
+    expect(() => tableFromCsv('model,y\na,1\n', 'y', ['x'], undefined, 'f.csv')).toThrow(/f.csv: no column "x"/);
+  });
+
+  it('finds the subset behind a published slope and p', () => {
+    // {a, b, c}: x = 0, 1, 2; y = 0, 2, 5 -> slope 2.5, se sqrt(1/12), t = 8.660, df 1,
+    // p = 1 - 2·atan(t)/π = 0.0732 (hand-computed).
+    const csv = 'model,y,x\na,0,0\nb,2,1\nc,5,2\nd,1,3\ne,9,5\nf,3,8\n';
+    const t = tableFromCsv(csv, 'y', ['x']);
+    const p = 1 - (2 * Math.atan(Math.sqrt(75))) / Math.PI;
+    expect(p.toFixed(3)).toBe('0.073');
+    const found = findMatchingSubsets(t, { slope: 2.5, p: 0.073 });
+    expect(found).toContainEqual(['a', 'b', 'c']);
+    for (const s of found) {
+      const idx = s.map((l) => t.labels.indexOf(l));
+      const fit = ols(idx.map((i) => t.y.values[i]), { x: idx.map((i) => t.x[0].values[i]) });
+      expect(fit.coefficients[1].estimate.toFixed(3)).toBe('2.500');
+      expect(fit.coefficients[1].p.toFixed(3)).toBe('0.073');
+    }
+    expect(() => findMatchingSubsets(t, { slope: 1, p: 0.5, required: ['zz'] })).toThrow(/not in the table/);
+  });
+
+  it('prints a statsmodels-like summary', () => {
+    const text = formatSummary(regress(tableFromCsv(readFileSync(MTCARS, 'utf8'), 'mpg', ['wt', 'hp'])));
+    expect(text).toMatch(/R-squared: 0\.8268/);
+    expect(text).toMatch(/^const\s+37\.2273\s+1\.5988/m);
+    expect(text).toMatch(/^hp\s+-0\.0318\s+0\.0090/m);
+  });
+});
+
+describe('gsr analyze regression', () => {
+  it('--data --json prints the fit as JSON only, and writes the plot', { timeout: 180_000 }, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsr-reg-'));
+    const plot = join(dir, 'fit.svg');
+    const r = runCli(['analyze', 'regression', '--data', MTCARS, '--y', 'mpg', '--x', 'wt', '--json', '--plot', plot, '--out', join(dir, 'a.json')]);
+    expect(r.status).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(Object.keys(j)).toEqual(expect.arrayContaining(['n', 'df_resid', 'coefficients', 'r2', 'adj_r2', 'f', 'f_p']));
+    expect(j.n).toBe(32);
+    expect(j.coefficients.map((c: { name: string }) => c.name)).toEqual(['const', 'wt']);
+    expect(j.coefficients[1].estimate).toBeCloseTo(-5.3445, 4);
+    expect(j.coefficients[1].ci).toHaveLength(2);
+    expect(JSON.parse(readFileSync(join(dir, 'a.json'), 'utf8')).n).toBe(32);
+    const svg = readFileSync(plot, 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg).toContain('Cadillac Fleetwood');
+  });
+
+  it('--results regresses Subset A TG CircularEval on subject G-Score across models', { timeout: 180_000 }, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsr-reg-'));
+    const png = join(dir, 'fit.png');
+    const models = ['model-alpha', 'model-beta', 'model-gamma', 'model-delta'].map((m) => join(RESULTS, m));
+    const r = runCli(['analyze', 'regression', '--results', ...models, '--plot', png]);
+    expect(r.status).toBe(0);
+    // Points (x, y): (0.875, 0.625), (0.625, 0.125), (0.125, 0.125): slope = Sxy / Sxx = (1/6) / (7/24) = 4/7.
+    expect(r.stdout).toMatch(/^grounding:whatsup-a\/subject\s+0\.5714/m);
+    expect(r.stdout).toContain('Observations: model-alpha, model-beta, model-gamma');
+    expect(r.stdout).toContain('Skipped: model-delta (no grounding:whatsup-a/subject)');
+    expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('bad input is one line naming the problem', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsr-reg-'));
+    const bad = join(dir, 'two.csv');
+    writeFileSync(bad, 'model,y,x\na,1,2\nb,2,3\n');
+    const r = runCli(['analyze', 'regression', '--data', bad, '--y', 'y', '--x', 'x', '--json']);
+    expect(r.status).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim()).toMatch(/^gsr: error: .*two\.csv: 2 usable rows, too few to fit 1 regressor\(s\)$/);
+    const table = async (o: Parameters<typeof loadRegressionTable>[0]) => loadRegressionTable(o);
+    await expect(table({ data: join(dir, 'none.csv'), y: 'y', x: ['x'] })).rejects.toThrow(/cannot read .*none\.csv: ENOENT/);
+    await expect(table({ data: bad, y: 'nope', x: ['x'] })).rejects.toThrow(/two\.csv: no column "nope"/);
+    await expect(table({ results: [RESULTS + '/model-alpha'], y: 'reasoning:whatsup-a' })).rejects.toThrow(/bad metric/);
+    await expect(table({ data: bad, results: [RESULTS] })).rejects.toThrow(/either --data/);
+    await expect(table({ data: bad, y: 'y' })).rejects.toThrow(/--x/);
+  });
+});

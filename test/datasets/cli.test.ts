@@ -1,0 +1,50 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { WHATSUP_SAMPLE_ROOT, runCli } from '../helpers/cli.js';
+import { tempDir, writeWhatsupFolder } from './fixtures.js';
+
+const oneLineError = (stderr: string) => {
+  expect(stderr).toMatch(/^gsr: error: /m);
+  expect(stderr).not.toMatch(/\n\s+at /);
+};
+
+describe('gsr dataset (CLI)', () => {
+  it('import whatsup prints the per-split table and exits 0', async () => {
+    const out = join(await tempDir(), 'm.jsonl');
+    const r = runCli(['dataset', 'import', 'whatsup', '--root', WHATSUP_SAMPLE_ROOT, '--out', out]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    for (const [split, n] of [['whatsup-a', 8], ['whatsup-b', 4], ['coco-one', 1], ['coco-two', 1], ['gqa-one', 1], ['gqa-two', 1], ['total', 16]] as const) {
+      expect(r.stdout).toMatch(new RegExp(`^${split}\\s+${n}$`, 'm'));
+    }
+    expect((await readFile(out, 'utf8')).trim().split('\n')).toHaveLength(16);
+  }, 60_000);
+
+  it('bad input: one error line naming file and record, non-zero exit, nothing written', async () => {
+    const root = await writeWhatsupFolder({ 'controlled_images_dataset.json': [{ image_path: '../../etc/passwd', caption_options: ['A mug on a table', 'A mug under a table'] }] }, []);
+    const out = join(root, 'm.jsonl');
+    const r = runCli(['dataset', 'import', 'whatsup', '--root', root, '--out', out]);
+    expect(r.status).toBe(1);
+    oneLineError(r.stderr);
+    expect(r.stderr).toMatch(/controlled_images_dataset\.json: record 0: image_path "\.\.\/\.\.\/etc\/passwd" is absolute or escapes/);
+    expect(existsSync(out)).toBe(false);
+
+    const format = runCli(['dataset', 'import', 'coco', '--root', root, '--out', out]);
+    expect(format.status).not.toBe(0);
+    expect(format.stderr).toMatch(/unknown dataset format "coco"/);
+  }, 60_000);
+
+  it('synth writes a set and reports it; bad flags fail with one line', async () => {
+    const dir = await tempDir();
+    const r = runCli(['dataset', 'synth', '--out', dir, '--count', '3', '--seed', '4', '--width', '320', '--height', '240', '--json']);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ scenes: 3, counts: { furniture: 1, tabletop: 1, 'one-object': 1 } });
+    expect(existsSync(join(dir, 'annotations.json'))).toBe(true);
+    const bad = runCli(['dataset', 'synth', '--out', dir, '--count', '0']);
+    expect(bad.status).toBe(1);
+    oneLineError(bad.stderr);
+    expect(bad.stderr).toMatch(/--count must be a positive integer, got "0"/);
+  }, 90_000);
+});

@@ -1,0 +1,137 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importWhatsup, importWhatsupToManifest, readManifestAll, resolveItemImage } from '../../src/datasets/index.js';
+import { SHARED, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { A_CAPTIONS, controlled, tempDir, writeWhatsupFolder } from './fixtures.js';
+
+describe("What'sUp importer on the real sample", () => {
+  it('reads 16 items with the official split counts, nouns and relations', async () => {
+    const dir = await tempDir();
+    const out = join(dir, 'manifest.jsonl');
+    const r = await importWhatsupToManifest(WHATSUP_SAMPLE_ROOT, out);
+    expect(r.counts).toEqual({ 'whatsup-a': 8, 'whatsup-b': 4, 'coco-one': 1, 'coco-two': 1, 'gqa-one': 1, 'gqa-two': 1 });
+    expect(r.warnings).toEqual([]);
+    const items = await readManifestAll(out);
+    expect(items).toHaveLength(16);
+    expect(new Set(items.map((i) => i.id)).size).toBe(16);
+    const byId = new Map(items.map((i) => [i.id, i]));
+
+    const a = byId.get('whatsup-a/dog_under_table')!;
+    expect(a).toMatchObject({ split: 'whatsup-a', image: 'controlled_images/dog_under_table.jpeg', subject: 'dog', object: 'table', relation: 'under', answer: 0 });
+    expect(a.options).toEqual(['A dog under a table', 'A dog on a table', 'A dog to the left of a table', 'A dog to the right of a table']);
+    expect(a.root).toBe(WHATSUP_SAMPLE_ROOT);
+    expect(byId.get('whatsup-b/mug_in-front_of_plate')).toMatchObject({ subject: 'mug', object: 'plate', relation: 'front' });
+    expect(byId.get('whatsup-b/mug_behind_plate')).toMatchObject({ relation: 'behind' });
+    expect(byId.get('coco-one/1')).toMatchObject({ image: 'val2017/000000000001.jpg', subject: 'person', object: null, relation: 'left', options: ['A person on the left', 'A person on the right'] });
+    expect(byId.get('coco-two/2')).toMatchObject({ subject: 'dog', object: 'bench', relation: 'right' });
+    expect(byId.get('gqa-one/1')).toMatchObject({ image: 'vg_images/1.jpg', subject: 'umpire', relation: 'left' });
+    expect(byId.get('gqa-two/2')).toMatchObject({ subject: 'boy', object: 'racket', relation: 'right' });
+
+    // Every controlled file name agrees with its caption's relation, and every image resolves.
+    for (const item of items) {
+      const path = resolveItemImage(item, out);
+      expect(existsSync(path), path).toBe(true);
+      expect(item.width).toBeGreaterThan(100);
+      expect(item.height).toBeGreaterThan(100);
+      expect(item.image).not.toMatch(/\\|^\//);
+    }
+  });
+
+  it('reads the same items when the root is the folder holding data/ (the official layout)', async () => {
+    const r = await importWhatsup(join(SHARED, 'data', 'whatsup-sample'), { readSizes: false });
+    expect(r.items).toHaveLength(16);
+    expect(r.items[0].image).toBe('data/controlled_images/mug_on_table.jpeg');
+    const fromData = await importWhatsup(WHATSUP_SAMPLE_ROOT, { readSizes: false });
+    expect(r.items.map((i) => resolveItemImage(i, '/x/m.jsonl'))).toEqual(fromData.items.map((i) => resolveItemImage(i, '/x/m.jsonl')));
+  });
+
+  it('reads only the requested splits', async () => {
+    const r = await importWhatsup(WHATSUP_SAMPLE_ROOT, { splits: ['whatsup-b', 'gqa-two'], readSizes: false });
+    expect(r.counts).toEqual({ 'whatsup-b': 4, 'gqa-two': 1 });
+    await expect(importWhatsup(WHATSUP_SAMPLE_ROOT, { splits: ['nope'] })).rejects.toThrow(/unknown What'sUp split "nope"/);
+  });
+});
+
+describe("What'sUp importer on broken input", () => {
+  async function expectFailure(files: Record<string, unknown>, images: string[], message: RegExp, splits?: string[]) {
+    const root = await writeWhatsupFolder(files, images);
+    const out = join(root, 'out', 'manifest.jsonl');
+    const err = await importWhatsupToManifest(root, out, { splits }).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(err, 'import should fail').toBeInstanceOf(Error);
+    expect(err!.name).toBe('GsrError');
+    expect(err!.message).toMatch(message);
+    expect(err!.message).not.toContain('\n');
+    expect(existsSync(out), 'nothing is written').toBe(false);
+    return { root, message: err!.message };
+  }
+
+  it('a missing root or file', async () => {
+    await expect(importWhatsup('/no/such/folder')).rejects.toThrow(/root not found.*\/no\/such\/folder/);
+    const empty = await tempDir();
+    await expect(importWhatsup(empty)).rejects.toThrow(/no What'sUp files in/);
+    await expectFailure({ 'coco_qa_one_obj.json': [] }, [], /file not found: .*controlled_images_dataset\.json \(needed for split whatsup-a\)/, ['whatsup-a']);
+  });
+
+  it('malformed JSON names the file', async () => {
+    await expectFailure({ 'controlled_images_dataset.json': '[{"image_path": ' }, [], /controlled_images_dataset\.json: malformed JSON/);
+    await expectFailure({ 'vg_qa_two_obj.json': '{"not": "a list"}' }, [], /vg_qa_two_obj\.json: expected a JSON array/);
+  });
+
+  it('a record with no options names file and record', async () => {
+    const files = {
+      'controlled_images_dataset.json': [controlled('controlled_images/a.jpeg', A_CAPTIONS), { image_path: 'data/controlled_images/b.jpeg' }],
+    };
+    await expectFailure(files, ['controlled_images/a.jpeg', 'controlled_images/b.jpeg'], /controlled_images_dataset\.json: record 1: record has no caption_options/);
+    await expectFailure({ 'controlled_clevr_dataset.json': [controlled('controlled_clevr/b.jpeg', [])] }, ['controlled_clevr/b.jpeg'], /record 0: record has no caption_options/);
+    await expectFailure({ 'coco_qa_one_obj.json': [[1, 'A person on the left', 'A person on the right'], [2]] }, ['val2017/000000000001.jpg'], /coco_qa_one_obj\.json: record 1: record has no options/);
+  });
+
+  it('an image that does not exist names file, record and path', async () => {
+    const files = { 'controlled_images_dataset.json': [controlled('controlled_images/a.jpeg', A_CAPTIONS), controlled('controlled_images/gone.jpeg', A_CAPTIONS)] };
+    await expectFailure(files, ['controlled_images/a.jpeg'], /record 1 \(whatsup-a\/gone\): image not found: .*controlled_images\/gone\.jpeg/);
+    await expectFailure({ 'vg_qa_one_obj.json': [[7, 'A cat on the left', 'A cat on the right']] }, [], /vg_qa_one_obj\.json: record 0 \(gqa-one\/7\): image not found: .*vg_images\/7\.jpg/);
+  });
+
+  it('an image_path that escapes the root, or is absolute', async () => {
+    for (const bad of ['../../etc/passwd', 'data/../../etc/passwd', '/etc/passwd', 'C:\\Windows\\win.ini', 'data\\..\\..\\x.jpeg']) {
+      const files = { 'controlled_images_dataset.json': [controlled('controlled_images/a.jpeg', A_CAPTIONS), { image_path: bad, caption_options: A_CAPTIONS }] };
+      await expectFailure(files, ['controlled_images/a.jpeg'], /record 1: image_path .* is absolute or escapes the dataset root/);
+    }
+  });
+
+  it('a caption it cannot parse, or a bad image id', async () => {
+    await expectFailure({ 'coco_qa_two_obj.json': [[1, 'Something odd', 'Another']] }, [], /record 0: cannot parse the correct caption "Something odd"/);
+    await expectFailure({ 'coco_qa_two_obj.json': [['../x', 'A dog on a bench', 'A dog under a bench']] }, [], /record 0: image_id "\.\.\/x" is not a non-negative integer/);
+  });
+
+  it('reports the first bad record and how many more, in record order', async () => {
+    const files = { 'controlled_images_dataset.json': [controlled('controlled_images/x.jpeg', A_CAPTIONS), { image_path: 'data/y.jpeg' }, controlled('controlled_images/z.jpeg', A_CAPTIONS)] };
+    const { message } = await expectFailure(files, [], /record 0 \(whatsup-a\/x\): image not found.*\(and 2 more bad records\)$/);
+    expect(message).toContain('controlled_images_dataset.json');
+  });
+
+  it('skipInvalid keeps the good records and lists the bad ones', async () => {
+    const files = {
+      'controlled_images_dataset.json': [controlled('controlled_images/a.jpeg', A_CAPTIONS), controlled('controlled_images/gone.jpeg', A_CAPTIONS), { image_path: '/etc/passwd', caption_options: A_CAPTIONS }],
+      'coco_qa_two_obj.json': [[3, 'A dog on a bench', 'A dog under a bench'], [3, 'A cat to the left of a dog', 'A cat to the right of a dog']],
+    };
+    const root = await writeWhatsupFolder(files, ['controlled_images/a.jpeg', 'val2017/000000000003.jpg']);
+    const r = await importWhatsup(root, { skipInvalid: true });
+    expect(r.items.map((i) => i.id)).toEqual(['whatsup-a/a', 'coco-two/3', 'coco-two/3-2']);
+    expect(r.skipped).toHaveLength(2);
+    expect(r.counts).toEqual({ 'whatsup-a': 1, 'coco-two': 2 });
+    expect(r.items[0]).toMatchObject({ width: 32, height: 24 });
+  });
+
+  it('warns when a file name and its caption disagree', async () => {
+    const files = { 'controlled_images_dataset.json': [controlled('controlled_images/mug_under_table.jpeg', A_CAPTIONS)] };
+    const root = await writeWhatsupFolder(files, ['controlled_images/mug_under_table.jpeg']);
+    const r = await importWhatsup(root);
+    expect(r.items[0].relation).toBe('on');
+    expect(r.warnings).toEqual([expect.stringMatching(/record 0 \(whatsup-a\/mug_under_table\): file name says "under" but the caption says "on"/)]);
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * The ONNX ports end to end on generated fixture models (test/helpers/onnx-fixtures.ts) whose
+ * outputs are known functions of their inputs, so every expected value here is exact.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { depthStats } from '../../src/perception/depth-stats.js';
+import { IMAGENET_MEAN, IMAGENET_STD } from '../../src/perception/preprocess.js';
+import { depthEstimators, detectors, segmenters } from '../../src/perception/registry.js';
+import type { DepthMap, ModelLoadOptions, RgbImage } from '../../src/perception/types.js';
+import { GsrError } from '../../src/util/errors.js';
+import {
+  writeDepthFixture,
+  writeGroundingDinoFixture,
+  writeSamDecoderFixture,
+  writeSamEncoderFixture,
+} from '../helpers/onnx-fixtures.js';
+import { FIXTURES } from './paths.js';
+
+const modelsDir = join(mkdtempSync(join(tmpdir(), 'gsr-ports-')), 'models');
+const opts = (extra: Partial<ModelLoadOptions> = {}): ModelLoadOptions => ({ modelsDir, device: 'cpu', ...extra });
+
+/** Fixture tokenizer vocabulary ids (test/fixtures/perception/bert-uncased-tiny). */
+const ID = { sep: 3, dot: 5, mug: 9, table: 11, arm: 14, chair: 15 };
+
+beforeAll(() => {
+  const dino = join(modelsDir, 'grounding-dino-tiny');
+  writeGroundingDinoFixture(join(dino, 'model.onnx'), [
+    { tokenId: ID.mug, logit: 2, box: [0.5, 0.5, 0.2, 0.4] },
+    { tokenId: ID.mug, logit: 0, box: [0.25, 0.25, 0.1, 0.1] },
+    { tokenId: ID.mug, logit: -1, box: [0.7, 0.7, 0.1, 0.1] },
+    { tokenId: ID.table, logit: 3, box: [0.5, 0.8, 1.0, 0.4] },
+    { tokenId: ID.chair, logit: 1, box: [0.1, 0.5, 0.2, 0.2] },
+    { tokenId: ID.sep, logit: 5, box: [0.9, 0.9, 0.1, 0.1] },
+    { tokenId: ID.dot, logit: 5, box: [0.9, 0.1, 0.1, 0.1] },
+  ]);
+  for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(FIXTURES, 'bert-uncased-tiny', f), join(dino, f));
+  const sam = join(modelsDir, 'slimsam-77-uniform');
+  writeSamEncoderFixture(join(sam, 'vision_encoder.onnx'));
+  writeSamDecoderFixture(join(sam, 'prompt_encoder_mask_decoder.onnx'));
+  writeDepthFixture(join(modelsDir, 'depth-anything-v2-small', 'model.onnx'));
+  writeDepthFixture(join(modelsDir, 'depth-anything-v2-metric-indoor-small', 'model.onnx'), { scale: 2, offset: 3 });
+});
+
+function solid(width: number, height: number, colour: (x: number, y: number) => [number, number, number]): RgbImage {
+  const data = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.set(colour(x, y), (y * width + x) * 3);
+  return { data, width, height };
+}
+
+describe('grounding-dino-tiny port', () => {
+  const image = solid(400, 300, () => [120, 80, 40]);
+
+  it('decodes boxes per phrase: thresholds, token positions, scaling to the original image', async () => {
+    const det = await detectors.get('grounding-dino-tiny')(opts());
+    try {
+      const mugs = await det.detect(image, 'Mug');
+      expect(mugs.map((d) => d.label)).toEqual(['mug', 'mug']);
+      expect(mugs[0]!.score).toBeCloseTo(1 / (1 + Math.exp(-2)), 6);
+      expect(mugs[1]!.score).toBeCloseTo(0.5, 6);
+      mugs[0]!.box.forEach((v, i) => expect(v).toBeCloseTo([160, 90, 240, 210][i]!, 3));
+      mugs[1]!.box.forEach((v, i) => expect(v).toBeCloseTo([80, 60, 120, 90][i]!, 3));
+      const tables = await det.detect(image, 'table');
+      expect(tables).toHaveLength(1);
+      tables[0]!.box.forEach((v, i) => expect(v).toBeCloseTo([0, 180, 400, 300][i]!, 3));
+      // Two word pieces: the score is the best of them.
+      const chairs = await det.detect(image, 'armchair');
+      expect(chairs).toHaveLength(1);
+      expect(chairs[0]!.score).toBeCloseTo(1 / (1 + Math.exp(-1)), 6);
+      // [SEP] and "." fire on queries 5 and 6 but are not the phrase: nothing found.
+      expect(await det.detect(image, 'plate')).toEqual([]);
+    } finally {
+      await det.dispose();
+    }
+  });
+
+  it('applies the box threshold parameter', async () => {
+    const det = await detectors.get('grounding-dino-tiny')(opts({ params: { box_threshold: 0.6 } }));
+    try {
+      expect((await det.detect(image, 'mug')).map((d) => d.score)).toHaveLength(1);
+    } finally {
+      await det.dispose();
+    }
+  });
+});
+
+describe('SAM port', () => {
+  // 800x600 -> 1024x768 inside the 1024 canvas: a scale of 1.28 and a crop of the padding.
+  const image = solid(800, 600, (x) => [x % 256, 100, 50]);
+
+  it('keeps the best-IoU mask, upsampled, cropped and resized back exactly', async () => {
+    const seg = await segmenters.get('slimsam-77-uniform')(opts());
+    try {
+      await seg.setImage(image);
+      // A box taller than the image: the mask is exactly the columns whose centres lie inside.
+      const r = await seg.segment([200, -100, 500, 700]);
+      expect(r.score).toBeCloseTo(0.9, 6);
+      expect(r.mask).toHaveLength(800 * 600);
+      let wrong = 0;
+      for (let y = 0; y < 600; y++) for (let x = 0; x < 800; x++) if (r.mask[y * 800 + x] !== (x >= 200 && x < 500 ? 1 : 0)) wrong++;
+      expect(wrong).toBe(0);
+      // A box inside the image: exact except within 2 px of its corners (bilinear at a corner).
+      const box: [number, number, number, number] = [100, 150, 300, 400];
+      const m = (await seg.segment(box)).mask;
+      for (let y = 0; y < 600; y++) {
+        for (let x = 0; x < 800; x++) {
+          const inside = x >= 100 && x < 300 && y >= 150 && y < 400 ? 1 : 0;
+          if (m[y * 800 + x] === inside) continue;
+          const nearCorner = [100, 300].some((cx) => Math.abs(x + 0.5 - cx) < 2) && [150, 400].some((cy) => Math.abs(y + 0.5 - cy) < 2);
+          expect(nearCorner, `pixel ${x},${y}`).toBe(true);
+        }
+      }
+    } finally {
+      await seg.dispose();
+    }
+  });
+
+  it('follows the predicted IoU when choosing the mask', async () => {
+    const dir = join(modelsDir, 'alt-sam');
+    const files = { encoder: writeSamEncoderFixture(join(dir, 'enc.onnx')), decoder: writeSamDecoderFixture(join(dir, 'dec.onnx'), { iouScores: [0.95, 0.2, 0.5] }) };
+    const seg = await segmenters.get('sam-vit-base')(opts({ files }));
+    try {
+      await seg.setImage(image);
+      const r = await seg.segment([200, -100, 500, 700]);
+      expect(r.score).toBeCloseTo(0.95, 6);
+      expect(r.mask.every((v) => v === 0)).toBe(true);
+    } finally {
+      await seg.dispose();
+    }
+  });
+
+  it('refuses segment() before setImage()', async () => {
+    const seg = await segmenters.get('slimsam-77-uniform')(opts());
+    try {
+      await expect(seg.segment([0, 0, 1, 1])).rejects.toThrow(GsrError);
+    } finally {
+      await seg.dispose();
+    }
+  });
+});
+
+/** The fixture's depth for a solid colour: scale * mean over channels of the normalised pixel + offset. */
+function expectedDepth(rgb: [number, number, number], scale: number, offset: number): number {
+  let s = 0;
+  for (let c = 0; c < 3; c++) s += (Math.fround(rgb[c]! * Math.fround(1 / 255)) - IMAGENET_MEAN[c]!) / IMAGENET_STD[c]!;
+  return (scale * s) / 3 + offset;
+}
+
+describe('depth ports', () => {
+  const A: [number, number, number] = [250, 10, 10];
+  const B: [number, number, number] = [20, 40, 200];
+  const image = solid(200, 100, (x) => (x < 100 ? A : B));
+
+  it.each([
+    ['depth-anything-v2-small', 1, 0, 'relative-inverse', 'nearer'],
+    ['depth-anything-v2-metric-indoor-small', 2, 3, 'm', 'farther'],
+  ] as const)('%s resizes back to the original with the manifest semantics', async (id, scale, offset, unit, larger) => {
+    const est = await depthEstimators.get(id)(opts());
+    try {
+      const d = await est.estimate(image);
+      expect([d.width, d.height, d.data.length, d.unit, d.larger]).toEqual([200, 100, 20000, unit, larger]);
+      const a = expectedDepth(A, scale, offset);
+      const b = expectedDepth(B, scale, offset);
+      for (let y = 0; y < 100; y++) {
+        for (let x = 0; x < 90; x++) expect(d.data[y * 200 + x]).toBeCloseTo(a, 4);
+        for (let x = 110; x < 200; x++) expect(d.data[y * 200 + x]).toBeCloseTo(b, 4);
+      }
+      const inBox = depthStats(d, { box: [0, 0, 50, 100] })!;
+      expect(inBox.region).toBe('box');
+      for (const k of ['median', 'mean', 'p10', 'p90'] as const) expect(inBox[k]).toBeCloseTo(a, 4);
+      const right = new Uint8Array(20000).map((_, i) => (i % 200 >= 150 ? 1 : 0));
+      const inMask = depthStats(d, { mask: right })!;
+      expect([inMask.region, inMask.unit]).toEqual(['mask', unit]);
+      expect(inMask.median).toBeCloseTo(b, 4);
+    } finally {
+      await est.dispose();
+    }
+  });
+});
+
+describe('depthStats', () => {
+  const map: DepthMap = { data: Float32Array.from([1, 2, 3, 4, Number.NaN]), width: 5, height: 1, unit: 'm', larger: 'farther' };
+  it('gives numpy-style percentiles and skips non-finite values', () => {
+    const s = depthStats(map, { mask: Uint8Array.from([1, 1, 1, 1, 1]) })!;
+    expect(s.median).toBeCloseTo(2.5, 10);
+    expect(s.mean).toBeCloseTo(2.5, 10);
+    expect(s.p10).toBeCloseTo(1.3, 10);
+    expect(s.p90).toBeCloseTo(3.7, 10);
+  });
+  it('uses the pixels whose centres are inside the box', () => {
+    expect(depthStats(map, { box: [0.6, 0, 2.6, 1] })!.mean).toBeCloseTo(2.5, 10);
+    expect(depthStats(map, { box: [4.6, 0, 5, 1] })).toBeUndefined();
+  });
+});
+
+describe('contract check at load time', () => {
+  it('fails clearly when an input name differs', async () => {
+    const bad = writeDepthFixture(join(modelsDir, 'bad', 'model.onnx'), { inputName: 'pixels' });
+    const err = await depthEstimators.get('depth-anything-v2-small')(opts({ files: { model: bad } })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GsrError);
+    expect((err as Error).message).toMatch(/does not match the depth-anything-v2-small model contract: missing input "pixel_values"; unexpected input "pixels"/);
+  });
+  it('names the missing file', async () => {
+    const err = await detectors.get('grounding-dino-tiny')(opts({ modelsDir: '/nonexistent' })).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/nonexistent\/grounding-dino-tiny\/tokenizer\.json/);
+  });
+});
