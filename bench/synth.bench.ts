@@ -1,35 +1,42 @@
 /**
- * Synthetic scene rate at 640x480: the whole `gsr dataset synth` path (render, RLE, depth
- * statistics, JPEG + 16-bit PNG encoding, atomic writes), and rendering alone.
+ * Synthetic scene rate at 640x480 through the whole `gsr dataset synth` path (render, check, RLE,
+ * depth statistics, JPEG + 16-bit PNG encoding, atomic writes), with the default worker threads
+ * and in-process, plus CPU time per scene (all threads), which other load on the machine disturbs less.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { renderSyntheticScene, synthesizeDataset } from '../src/datasets/index.js';
+import { synthesizeDataset } from '../src/datasets/index.js';
+
+async function timed(out: string, count: number, workers: number | undefined) {
+  const cpu0 = process.cpuUsage();
+  const r = await synthesizeDataset({ out, count, seed: 7, width: 640, height: 480, workers });
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    scenes_per_second: +r.scenesPerSecond.toFixed(1),
+    seconds: +r.seconds.toFixed(2),
+    cpu_ms_per_scene: +((cpu.user + cpu.system) / 1000 / count).toFixed(1),
+    resampled_scenes: r.resampled,
+  };
+}
 
 export default async function synthBench(): Promise<Record<string, unknown>> {
-  const width = 640;
-  const height = 480;
   const count = Number(process.env.GSR_BENCH_SYNTH_COUNT ?? 300);
   const dir = await mkdtemp(join(tmpdir(), 'gsr-synth-bench-'));
   try {
-    await synthesizeDataset({ out: join(dir, 'warmup'), count: 30, seed: 1, width, height });
-    const full = await synthesizeDataset({ out: join(dir, 'run'), count, seed: 7, width, height });
-    const renderCount = Math.min(count, 150);
-    let attempts = 0;
-    const t0 = performance.now();
-    for (let i = 0; i < renderCount; i++) attempts += renderSyntheticScene(7, i, width, height).attempts;
-    const renderSeconds = (performance.now() - t0) / 1000;
+    await synthesizeDataset({ out: join(dir, 'warmup'), count: 30, seed: 1, workers: 0 });
+    const load = loadavg()[0];
+    const workers = await timed(join(dir, 'workers'), count, undefined);
+    const inProcess = await timed(join(dir, 'in-process'), Math.min(count, 150), 0);
     return {
-      width,
-      height,
+      width: 640,
+      height: 480,
       scenes: count,
-      scenes_per_second: +full.scenesPerSecond.toFixed(1),
-      seconds: +full.seconds.toFixed(2),
-      resampled_scenes: full.resampled,
-      render_only_scenes_per_second: +(renderCount / renderSeconds).toFixed(1),
-      render_attempts_per_scene: +(attempts / renderCount).toFixed(2),
+      scenes_per_second: workers.scenes_per_second,
       target_scenes_per_second: 50,
+      default_workers: workers,
+      in_process: inProcess,
+      load_average_1m_at_start: +load.toFixed(2),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -55,14 +55,15 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
     name: `openai:${opts.model}`,
     async answer(prompt: PromptRecord, signal: AbortSignal): Promise<string> {
       const imageUrl = await images.get(prompt.image);
-      const body = JSON.stringify({
+      // A Buffer goes out in one write; a string body is streamed in pieces by fetch.
+      const body = Buffer.from(JSON.stringify({
         model: opts.model,
         messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: imageUrl } }, { type: 'text', text: prompt.text }] }],
         temperature: opts.temperature,
         max_tokens: opts.maxTokens,
         top_p: opts.topP,
         seed: opts.seed,
-      });
+      }));
       let res: Response;
       let text: string;
       try {

@@ -19,6 +19,35 @@ export { COCO_CLASSES, COCO_SYNONYMS, cocoClassesFor, normalisePhrase } from './
 /** Box IoU and non-maximum suppression. */
 export { iouXyxy, nonMaxSuppression } from './nms.js';
 /** Pure resampling: OpenCV INTER_AREA for RGB, PyTorch-style bilinear for float maps. */
-export { resizeAreaRgb, resizeBilinearFloat } from './resize.js';
+export { resizeAreaRgb, resizeBilinearFloat, resizePilRgb } from './resize.js';
 /** FastestDet port pieces (pre-processing and decoding), for tests and benchmarks. */
 export { createFastestDet, decodeFastestDet, fastestDetInput } from './models/fastestdet.js';
+/** GroundingDINO port pieces: tokenisation of one phrase and pure decoding. */
+export { createGroundingDino, decodeGroundingDino, tokenisePhrase, groundingPrompt, loadTokenizer } from './models/grounding-dino.js';
+/** SAM port factory and its pure mask post-processing (upsample, crop, resize, threshold). */
+export { samFactory, postprocessSamMask } from './models/sam.js';
+/** Depth Anything V2 port factory (relative or metric, from the manifest's output semantics). */
+export { depthAnythingFactory } from './models/depth.js';
+/** Upstream size rules and file/pixels -> float32 tensor pre-processing per model. */
+export {
+  groundingDinoSize,
+  samSize,
+  dptSize,
+  roundHalfEven,
+  resizeLikePil,
+  toChw,
+  prepareGroundingDino,
+  prepareSam,
+  prepareDepthAnything,
+  IMAGENET_MEAN,
+  IMAGENET_STD,
+} from './preprocess.js';
+export type { PreparedImage, PreprocessInput, Size } from './preprocess.js';
+/** Decoded image helpers: header size (EXIF-aware) and decode+resize in one pass. */
+export { imageSize, loadImageResized } from './image.js';
+export type { ImageSource } from './image.js';
+/** Local model store: status, verification, sha256; and downloading with resume. */
+export { listModels, modelStatus, verifyInstalled, verifyPath, sha256File } from './store.js';
+export type { ModelStatus, FileStatus, FileCheck, PathCheck } from './store.js';
+export { pullModel } from './pull.js';
+export type { PulledFile } from './pull.js';

@@ -113,16 +113,18 @@ export function toChw(pixels: Uint8Array, w: number, h: number, opts: ChwOptions
   const [ph, pw] = opts.padTo ?? [h, w];
   const out = new Float32Array(3 * ph * pw);
   const plane = ph * pw;
+  const lut = new Float32Array(256);
   for (let c = 0; c < 3; c++) {
-    // Same operation order as numpy: v * (1/255), then (x - mean) / std, in float32.
+    // Same operation order as numpy: v * (1/255), then (x - mean) / std, in float32; one table per channel.
     const scale = Math.fround(1 / 255);
     const mean = Math.fround(opts.mean[c]!);
     const std = Math.fround(opts.std[c]!);
+    for (let v = 0; v < 256; v++) lut[v] = (Math.fround(v * scale) - mean) / std;
     const base = c * plane;
     for (let y = 0; y < h; y++) {
       const row = base + y * pw;
-      const src = y * w * 3 + c;
-      for (let x = 0; x < w; x++) out[row + x] = (Math.fround(pixels[src + x * 3]! * scale) - mean) / std;
+      let src = y * w * 3 + c;
+      for (let x = 0; x < w; x++, src += 3) out[row + x] = lut[pixels[src]!]!;
     }
   }
   return out;

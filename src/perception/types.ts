@@ -20,6 +20,8 @@ export interface Detection {
 
 export interface Detector {
   readonly id: string;
+  /** Where the model really runs (after `auto` chose); absent when the plug-in cannot say. */
+  readonly device?: 'cpu' | 'cuda';
   /** Boxes for one phrase, best first; empty when nothing passes the thresholds. */
   detect(image: RgbImage, phrase: string): Promise<Detection[]>;
   dispose(): Promise<void>;
@@ -34,6 +36,8 @@ export interface SegmentResult {
 
 export interface Segmenter {
   readonly id: string;
+  /** Where the model really runs (after `auto` chose); absent when the plug-in cannot say. */
+  readonly device?: 'cpu' | 'cuda';
   /** Prepares per-image state (e.g. SAM's image embedding) once; then `segment` per box. */
   setImage(image: RgbImage): Promise<void>;
   segment(box: [number, number, number, number]): Promise<SegmentResult>;
@@ -52,6 +56,8 @@ export interface DepthMap {
 
 export interface DepthEstimator {
   readonly id: string;
+  /** Where the model really runs (after `auto` chose); absent when the plug-in cannot say. */
+  readonly device?: 'cpu' | 'cuda';
   estimate(image: RgbImage): Promise<DepthMap>;
   dispose(): Promise<void>;
 }

@@ -3,7 +3,7 @@
  * line and writes nothing: dataset paths, annotation file, answerer kinds, box formats, endpoints.
  */
 import { stat } from 'node:fs/promises';
-import { answerers } from '../mllm/index.js';
+import { answerers, BASELINE_BOX_FORMATS } from '../mllm/index.js';
 import { BOX_FORMATS } from '../scoring/index.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import type { PipelineConfig } from './config.js';
@@ -43,6 +43,9 @@ export async function preflight(config: PipelineConfig, file: string): Promise<v
   if (a.source === 'file' && !a.file) throw new GsrError(`${file}: annotations.source is file, but annotations.file is not given`);
   if (a.file && (await kindOf(a.file)) !== 'file') throw new GsrError(`${file}: annotations.file: file not found: ${a.file}`);
   if (a.source === 'exact' && !d.synthetic) throw new GsrError(`${file}: annotations.source exact needs a synthetic dataset (only rendered scenes have exact truth)`);
+  if (config.prompts.tasks.includes('dap') && a.source === 'models' && !a.models?.depth) {
+    throw new GsrError(`${file}: prompts.tasks has dap, which needs depth: name a depth model in annotations.models.depth, or drop dap`);
+  }
   const stop = config.stop_after;
   const needsModels = stop === undefined || !['dataset', 'annotate', 'prompts'].includes(stop);
   if (needsModels && config.models.length === 0) throw new GsrError(`${file}: models: no models to ask (add one, or set stop_after: prompts)`);
@@ -51,6 +54,9 @@ export async function preflight(config: PipelineConfig, file: string): Promise<v
     if (!answerers.has(m.kind)) throw new GsrError(`${where}: unknown kind "${m.kind}" (available: ${answerers.names().join(', ')})`);
     if (m.box_format && m.box_format !== 'auto' && !(BOX_FORMATS as readonly string[]).includes(m.box_format)) {
       throw new GsrError(`${where}: unknown box_format "${m.box_format}" (known: auto, ${BOX_FORMATS.join(', ')})`);
+    }
+    if (m.kind === 'geometric' && m.box_format && !(BASELINE_BOX_FORMATS as readonly string[]).includes(m.box_format)) {
+      throw new GsrError(`${where}: the geometric baseline writes boxes as ${BASELINE_BOX_FORMATS.join(' or ')}, not ${m.box_format}`);
     }
     if (m.kind === 'openai') {
       if (!m.base_url) throw new GsrError(`${where}: an openai model needs base_url`);

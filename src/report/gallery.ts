@@ -2,8 +2,10 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import sharp from 'sharp';
 import type { GroundingItemRecord, ModelResults, ReasoningItemRecord } from '../analysis/results-types.js';
+import type { CocoAnnotation, CocoFile } from '../annotate/coco.js';
+import { rleDecode } from '../geometry/rle.js';
 import { errorMessage } from '../util/errors.js';
-import { readJsonl } from '../util/jsonl.js';
+import { readJsonFile, readJsonl } from '../util/jsonl.js';
 
 /** One scored answer shown in the gallery. */
 export interface GalleryEntry {
@@ -16,6 +18,8 @@ export interface GalleryEntry {
   verdict: 'hit' | 'miss' | 'correct' | 'wrong' | 'unparsed' | 'missing';
   /** What was asked: role and phrase, or relation and rotation. */
   detail: string;
+  /** Grounding: which object. */
+  role?: string;
   output: string;
   extracted?: string;
   box?: number[] | null;
@@ -25,6 +29,10 @@ export interface GalleryEntry {
   prompt?: string;
   /** Key into the gallery's images, when the image was found. */
   image?: string;
+  /** Key into the gallery's images for the annotation mask overlay (same size as the image). */
+  mask?: string;
+  /** The annotation's depth inside the mask, as text (e.g. "median 1.234 m"). */
+  depth?: string;
 }
 
 /** A downscaled image, embedded once and shared by entries. */
@@ -41,6 +49,8 @@ export interface GalleryOptions {
   manifest?: string;
   /** Prompts JSONL (key -> text shown with the answer). */
   prompts?: string;
+  /** COCO annotations (annotations.json): masks drawn over grounding entries, depth shown as text. */
+  annotations?: string;
   /** Most entries per (model, kind, split, verdict) group (default 6). */
   perGroup?: number;
   /** Longest side of thumbnails in pixels (default 360). */
@@ -98,7 +108,7 @@ async function sampleEntries(results: ModelResults[], perGroup: number, warnings
       const verdict = g.hit === true ? 'hit' : g.status === 'missing' || g.status === 'failed' ? 'missing' : g.status === 'unparsed' || box === null ? 'unparsed' : 'miss';
       sampler.offer({
         kind: 'grounding', model: r.model, split: g.split, item: g.item, verdict,
-        detail: `${text(g.role)}: ${text(g.phrase)}`, output: text(g.output), box, gt: firstBox(g, GT_FIELDS),
+        detail: `${text(g.role)}: ${text(g.phrase)}`, role: g.role, output: text(g.output), box, gt: firstBox(g, GT_FIELDS),
         iou: typeof g.iou === 'number' ? g.iou : null, key: typeof g.key === 'string' ? g.key : undefined,
         image: typeof g.image === 'string' ? g.image : undefined,
       });
@@ -143,6 +153,42 @@ async function thumbnail(path: string, size: number): Promise<Omit<GalleryImage,
   return { dataUrl: `data:image/jpeg;base64,${jpeg.toString('base64')}`, width, height };
 }
 
+/** Annotation per "item\0role", from a COCO file; unreadable files are a warning. */
+async function annotationsByObject(path: string, warnings: string[]): Promise<Map<string, CocoAnnotation>> {
+  const out = new Map<string, CocoAnnotation>();
+  try {
+    const coco = await readJsonFile<CocoFile>(path);
+    const itemOf = new Map((coco.images ?? []).map((i) => [i.id, i.item_id]));
+    for (const a of coco.annotations ?? []) {
+      const key = `${itemOf.get(a.image_id)}\u0000${a.role}`;
+      const prev = out.get(key);
+      if (!prev || a.score > prev.score) out.set(key, a);
+    }
+  } catch (err) {
+    warnings.push(`gallery: ${errorMessage(err)}`);
+  }
+  return out;
+}
+
+/** A translucent green overlay of a COCO RLE mask, downscaled like the thumbnails. */
+async function maskOverlay(ann: CocoAnnotation): Promise<string | null> {
+  const seg = ann.segmentation;
+  if (!seg || !Array.isArray(seg.size)) return null;
+  const [h, w] = seg.size;
+  const rowMajor = Buffer.from(rleDecode(seg).map((v) => (v ? 255 : 0)));
+  const scale = Math.min(1, 360 / Math.max(w, h));
+  const tw = Math.max(1, Math.round(w * scale));
+  const th = Math.max(1, Math.round(h * scale));
+  const small = await sharp(rowMajor, { raw: { width: w, height: h, channels: 1 } }).resize(tw, th).raw().toBuffer();
+  const rgba = Buffer.alloc(tw * th * 4);
+  for (let i = 0; i < tw * th; i++) {
+    rgba[4 * i + 1] = 200;
+    rgba[4 * i + 3] = Math.round(small[i] * 0.45);
+  }
+  const png = await sharp(rgba, { raw: { width: tw, height: th, channels: 4 } }).png().toBuffer();
+  return `data:image/png;base64,${png.toString('base64')}`;
+}
+
 /**
  * Builds the gallery: samples entries, finds their images through the manifest (or an `image` field on
  * the record), downsizes each image once with sharp, and attaches prompt texts when a prompts file is given.
@@ -170,6 +216,27 @@ export async function collectGallery(results: ModelResults[], options: GalleryOp
       }
     }
     e.image = idByPath.get(path) ?? undefined;
+  }
+  if (options.annotations) {
+    const anns = await annotationsByObject(options.annotations, warnings);
+    for (const e of entries) {
+      if (e.kind !== 'grounding') continue;
+      const ann = anns.get(`${e.item}\u0000${e.role}`);
+      if (!ann) continue;
+      if (ann.depth) e.depth = `depth median ${ann.depth.median.toPrecision(4)} ${ann.depth.unit}`;
+      const img = e.image ? images.get(e.image) : undefined;
+      if (!img) continue;
+      try {
+        const url = await maskOverlay(ann);
+        if (url) {
+          const id = `img${images.size}`;
+          images.set(id, { id, dataUrl: url, width: img.width, height: img.height });
+          e.mask = id;
+        }
+      } catch (err) {
+        warnings.push(`gallery: cannot draw the mask of ${e.item} (${e.detail}): ${errorMessage(err)}`);
+      }
+    }
   }
   if (options.prompts) {
     const wanted = new Map<string, GalleryEntry[]>();

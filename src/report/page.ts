@@ -33,6 +33,8 @@ td.na{color:#999;text-align:center}.ci{display:block;color:#777;font-size:11px}
 .entry{width:300px;border:1px solid #ddd;padding:6px;overflow:hidden}
 .thumb{position:relative;width:100%;background-size:100% 100%}
 .noimg{color:#999;font-size:12px}
+.mask{position:absolute;inset:0;background-size:100% 100%}
+.key.maskkey{background:rgba(0,200,0,.45);border-color:transparent}
 .box{position:absolute;box-sizing:border-box;border:2px solid}.box.gt{border-color:#2a2}.box.pred{border-color:#e22;border-style:dashed}
 .key{display:inline-block;width:14px;height:10px;border:2px solid;margin:0 4px}.key.gt{border-color:#2a2}.key.pred{border-color:#e22;border-style:dashed}
 .output{white-space:pre-wrap;word-break:break-all;max-height:8em;overflow:auto;background:#f6f6f6;font-size:12px;margin:4px 0}

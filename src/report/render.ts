@@ -111,12 +111,13 @@ export function galleryHtml(g: Gallery): string {
     .map((e) => {
       const img = e.image ? g.images.get(e.image) : undefined;
       const boxes = img ? (e.gt ? boxDiv(e.gt, img.width, img.height, 'gt') : '') + (e.box ? boxDiv(e.box, img.width, img.height, 'pred') : '') : '';
-      const picture = img ? `<div class="thumb ${img.id}">${boxes}</div>` : '<div class="noimg">no image</div>';
+      const mask = img && e.mask ? `<div class="mask ${e.mask}"></div>` : '';
+      const picture = img ? `<div class="thumb ${img.id}">${mask}${boxes}</div>` : '<div class="noimg">no image</div>';
       const iou = e.iou !== undefined && e.iou !== null ? ` · IoU ${e.iou.toFixed(3)}` : '';
       return (
         `<div class="entry" data-model="${h(e.model)}" data-split="${h(e.split)}" data-verdict="${h(e.verdict)}" data-kind="${h(e.kind)}">` +
         picture +
-        `<div class="meta"><span class="verdict ${h(e.verdict)}">${h(e.verdict)}</span> <b>${h(e.model)}</b> · ${h(e.split)} · ${h(e.item)}<br>${h(e.detail)}${iou}</div>` +
+        `<div class="meta"><span class="verdict ${h(e.verdict)}">${h(e.verdict)}</span> <b>${h(e.model)}</b> · ${h(e.split)} · ${h(e.item)}<br>${h(e.detail)}${iou}${e.depth ? ` · ${h(e.depth)}` : ''}</div>` +
         (e.prompt ? `<details><summary>prompt</summary><pre>${h(e.prompt)}</pre></details>` : '') +
         `<pre class="output">${h(e.output)}</pre>` +
         (e.extracted !== undefined ? `<div class="meta">extracted: ${h(e.extracted)}</div>` : '') +
@@ -124,6 +125,6 @@ export function galleryHtml(g: Gallery): string {
       );
     })
     .join('\n');
-  const legend = '<p class="note"><span class="key gt"></span> annotation box <span class="key pred"></span> model box</p>';
+  const legend = '<p class="note"><span class="key gt"></span> annotation box <span class="key pred"></span> model box <span class="key maskkey"></span> annotation mask (with --annotations)</p>';
   return `<style>${imgCss}</style>${legend}${filters}<div id="gallery">${cards}</div>`;
 }

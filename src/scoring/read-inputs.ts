@@ -74,7 +74,10 @@ export function readPromptFile(path: string, skipped: SkippedRecord[]): Promise<
 export function readResponseFile(path: string, skipped: SkippedRecord[]): Promise<ResponseRecord[]> {
   return readLines<ResponseRecord>(path, (raw) => {
     const r = ResponseSchema.safeParse(raw);
-    if (r.success) return { value: { ...r.data, output: r.data.output ?? '' } as unknown as ResponseRecord };
+    if (r.success) {
+      if (r.data.output === null) r.data.output = '';
+      return { value: r.data as unknown as ResponseRecord };
+    }
     const issue = r.error.issues[0];
     return { error: `${issue.path.join('.') || '(record)'}: ${issue.message}` };
   }, skipped);

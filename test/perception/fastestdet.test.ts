@@ -14,6 +14,8 @@ describe('COCO synonym table', () => {
     expect(cocoClassesFor('armchair')).toEqual([56, 57]);
     expect(cocoClassesFor('dogs')).toEqual([16]);
     expect(cocoClassesFor('teddy bear')).toEqual([77]);
+    expect(cocoClassesFor('An umpire')).toEqual([0]);
+    expect(cocoClassesFor('scissors')).toEqual([76]);
     expect(cocoClassesFor('plate')).toEqual([]);
   });
 });

@@ -6,10 +6,9 @@ import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { depthStats } from '../../src/perception/depth-stats.js';
 import { IMAGENET_MEAN, IMAGENET_STD } from '../../src/perception/preprocess.js';
 import { depthEstimators, detectors, segmenters } from '../../src/perception/registry.js';
-import type { DepthMap, ModelLoadOptions, RgbImage } from '../../src/perception/types.js';
+import type { ModelLoadOptions, RgbImage } from '../../src/perception/types.js';
 import { GsrError } from '../../src/util/errors.js';
 import {
   writeDepthFixture,
@@ -167,31 +166,9 @@ describe('depth ports', () => {
         for (let x = 0; x < 90; x++) expect(d.data[y * 200 + x]).toBeCloseTo(a, 4);
         for (let x = 110; x < 200; x++) expect(d.data[y * 200 + x]).toBeCloseTo(b, 4);
       }
-      const inBox = depthStats(d, { box: [0, 0, 50, 100] })!;
-      expect(inBox.region).toBe('box');
-      for (const k of ['median', 'mean', 'p10', 'p90'] as const) expect(inBox[k]).toBeCloseTo(a, 4);
-      const right = new Uint8Array(20000).map((_, i) => (i % 200 >= 150 ? 1 : 0));
-      const inMask = depthStats(d, { mask: right })!;
-      expect([inMask.region, inMask.unit]).toEqual(['mask', unit]);
-      expect(inMask.median).toBeCloseTo(b, 4);
     } finally {
       await est.dispose();
     }
-  });
-});
-
-describe('depthStats', () => {
-  const map: DepthMap = { data: Float32Array.from([1, 2, 3, 4, Number.NaN]), width: 5, height: 1, unit: 'm', larger: 'farther' };
-  it('gives numpy-style percentiles and skips non-finite values', () => {
-    const s = depthStats(map, { mask: Uint8Array.from([1, 1, 1, 1, 1]) })!;
-    expect(s.median).toBeCloseTo(2.5, 10);
-    expect(s.mean).toBeCloseTo(2.5, 10);
-    expect(s.p10).toBeCloseTo(1.3, 10);
-    expect(s.p90).toBeCloseTo(3.7, 10);
-  });
-  it('uses the pixels whose centres are inside the box', () => {
-    expect(depthStats(map, { box: [0.6, 0, 2.6, 1] })!.mean).toBeCloseTo(2.5, 10);
-    expect(depthStats(map, { box: [4.6, 0, 5, 1] })).toBeUndefined();
   });
 });
 

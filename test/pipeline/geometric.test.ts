@@ -161,7 +161,7 @@ describe('baseline answerers', () => {
   });
   it('geometric fails (does not guess) for an item it has no annotations for', async () => {
     const a = createGeometricAnswerer('geometric', coco, 'llava');
-    await expect(a.answer({ ...promptFor('mc', ['A mug on a plate', 'A mug under a plate']), item: 'nope' }, signal)).rejects.toThrow(/no annotations/);
+    await expect(a.answer({ ...promptFor('mc', ['A mug on a plate', 'A mug under a plate']), item: 'nope' }, signal)).rejects.toThrow(/^no annotations for the item: nope$/);
   });
   it('random is seeded per prompt key and covers the options; always-first picks the first', async () => {
     const r1 = createRandomAnswerer('random', 7);

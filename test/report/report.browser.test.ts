@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { runCli } from '../helpers/cli.js';
+import { rleEncode } from '../../src/geometry/index.js';
 import { exampleWorkspace, readJsonl } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -32,8 +33,21 @@ describe.skipIf(!haveChromium)('gsr report in headless chromium', () => {
       const p = join(ws.results[2], f);
       writeFileSync(p, JSON.stringify({ ...JSON.parse(readFileSync(p, 'utf8')), model: EVIL_MODEL }));
     }
+    // Masks (a filled rectangle per object) and depth for every item, to check they are drawn.
+    const annotations = join(ws.dir, 'annotations.json');
+    const coco = { info: {}, images: [] as unknown[], annotations: [] as unknown[], categories: [{ id: 1, name: 'object' }] };
+    readJsonl(ws.manifest).forEach((m, i) => {
+      const [w, h] = [m.width as number, m.height as number];
+      coco.images.push({ id: i + 1, file_name: m.image, width: w, height: h, item_id: m.id, split: m.split });
+      for (const role of ['subject', 'object']) {
+        const mask = new Uint8Array(w * h);
+        for (let y = Math.floor(h / 4); y < Math.floor(h / 2); y++) mask.fill(1, y * w + Math.floor(w / 4), y * w + Math.floor(w / 2));
+        coco.annotations.push({ id: coco.annotations.length + 1, image_id: i + 1, category_id: 1, bbox: [w / 4, h / 4, w / 4, h / 4], area: 1, iscrowd: 0, role, phrase: role, score: 0.9, segmentation: rleEncode(mask, h, w), depth: { median: 1.5, mean: 1.5, p10: 1, p90: 2, unit: 'm', region: 'mask' } });
+      }
+    });
+    writeFileSync(annotations, JSON.stringify(coco));
     const out = join(ws.dir, 'report.html');
-    const r = runCli(['report', '--results', ...ws.results, '--out', out, '--manifest', ws.manifest, '--resamples', '500', '--gallery-per-group', '4']);
+    const r = runCli(['report', '--results', ...ws.results, '--out', out, '--manifest', ws.manifest, '--annotations', annotations, '--resamples', '500', '--gallery-per-group', '4']);
     expect(r.stderr).toContain('wrote');
     expect(r.status).toBe(0);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] });
@@ -108,7 +122,10 @@ describe.skipIf(!haveChromium)('gsr report in headless chromium', () => {
     // Entries with images carry the annotation and model boxes.
     expect(await visible().first().locator('.box.gt').count()).toBe(1);
     expect(await visible().first().locator('.box.pred').count()).toBe(1);
+    expect(await visible().first().locator('.mask').count()).toBe(1);
+    expect(await visible().first().locator('.meta').first().textContent()).toContain('depth median 1.500 m');
     expect(await page.locator('#shown').textContent()).toBe(`${rows.length} of ${total} shown`);
+    await page.locator('#gallery').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(ws.dir, 'report-filtered.png') });
     await page.selectOption('select[data-filter="model"]', '');
     await page.selectOption('select[data-filter="split"]', '');

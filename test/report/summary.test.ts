@@ -126,3 +126,13 @@ describe('report tables', () => {
     expect(escapeHtml(`<img src=x onerror="a('b')">&`)).toBe('&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;');
   });
 });
+
+describe('partial input', () => {
+  it('renders a report for a model with reasoning only', async () => {
+    const { renderHtmlReport } = await import('../../src/report/index.js');
+    const html = await renderHtmlReport(await loadAllResults([dirs[3]]), { resamples: 100, generated: 'test' });
+    expect(html).toContain('No grounding results.');
+    expect(html).toContain('needs at least 3 models with both metrics (have 0)');
+    expect(html).toContain('data-testid="t1:model-delta:whatsup-a:circular"');
+  });
+});

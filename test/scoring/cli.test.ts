@@ -7,7 +7,8 @@ import { FOUR, answerAll, itemPrompts, letterOf, response } from './fixtures.js'
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
-describe('gsr score (CLI)', () => {
+// Each CLI call compiles the project with tsx: slow on a loaded machine, hence the long timeout.
+describe('gsr score (CLI)', { timeout: 180_000 }, () => {
   it('reasoning: writes reasoning.json/.csv/-items.jsonl; --json prints only JSON; bad lines are skipped and named', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsr-score-'));
     const prompts = [...itemPrompts('a1', 'whatsup-a', 'on', FOUR, 0), ...itemPrompts('b1', 'whatsup-b', 'behind', FOUR, 1)];
@@ -51,13 +52,9 @@ describe('gsr score (CLI)', () => {
     expect(item).toMatchObject({ key: 'k1', item: 'a1', role: 'subject', phrase: 'mug', box: [100, 100, 300, 200], gt: [100, 100, 300, 200], iou: 1, hit: true });
   });
 
-  it('bad input: one-line errors naming the flag or file, non-zero exit', () => {
-    const bad = runCli(['score', 'grounding', '--responses', '/nope.jsonl', '--annotations', '/nope.json', '--box-format', 'yolo']);
-    expect(bad.status).not.toBe(0);
-    expect(bad.stderr.trim()).toMatch(/^gsr: error: --box-format must be one of .*got "yolo"$/);
+  it('bad input: a one-line error naming the file, non-zero exit', () => {
     const missing = runCli(['score', 'reasoning', '--prompts', '/nope.jsonl', '--responses', '/nope.jsonl']);
+    expect(missing.status).not.toBe(0);
     expect(missing.stderr.trim()).toBe('gsr: error: file not found: /nope.jsonl');
-    const size = runCli(['score', 'grounding', '--responses', 'x', '--annotations', 'y', '--image-size', '12by4']);
-    expect(size.stderr).toMatch(/--image-size must be WxH/);
   });
 });

@@ -20,6 +20,12 @@ function parseSeed(value: string): number {
   return n;
 }
 
+function parseWorkers(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 64) throw new InvalidArgumentError(`--workers must be an integer in 0..64, got "${value}"`);
+  return n;
+}
+
 export function registerDataset(program: Command): void {
   const dataset = program.command('dataset').description("Import What'sUp or render synthetic scenes into a manifest");
 
@@ -58,9 +64,10 @@ export function registerDataset(program: Command): void {
     .option('--width <px>', 'image width', parsePositiveInt('--width'), 640)
     .option('--height <px>', 'image height', parsePositiveInt('--height'), 480)
     .option('--format <fmt>', 'image format: jpg or png', 'jpg')
+    .option('--workers <n>', 'render worker threads (0: in-process; default: one per CPU, at most 8)', parseWorkers)
     .option('--json', 'print the result as JSON')
     .action(
-      action(async (opts: { out: string; count: number; seed: number; width: number; height: number; format: string; json?: boolean }) => {
+      action(async (opts: { out: string; count: number; seed: number; width: number; height: number; format: string; workers?: number; json?: boolean }) => {
         if (opts.format !== 'jpg' && opts.format !== 'png') throw new GsrError(`--format must be jpg or png, got "${opts.format}"`);
         const progress = createProgress('synth', opts.count, 'scenes');
         const out = resolve(opts.out);

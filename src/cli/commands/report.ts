@@ -10,6 +10,7 @@ interface ReportCliOptions {
   format: string;
   manifest?: string;
   prompts?: string;
+  annotations?: string;
   title?: string;
   seed?: number;
   resamples?: number;
@@ -33,6 +34,7 @@ export function registerReport(program: Command): void {
     .requiredOption('--out <file>', 'output file (report.html)')
     .option('--format <name>', 'report format', 'html')
     .option('--manifest <file>', 'dataset manifest (JSONL) to find gallery images by item id')
+    .option('--annotations <file>', 'COCO annotations: draw masks and show depth on grounding entries')
     .option('--prompts <file>', 'prompts JSONL to show prompt texts in the gallery (matched by key)')
     .option('--title <text>', 'page title')
     .option('--seed <n>', 'bootstrap seed (default 0)', parseSeed)
@@ -49,6 +51,7 @@ export function registerReport(program: Command): void {
         await writer(results, o.out, {
           manifest: o.manifest,
           prompts: o.prompts,
+          annotations: o.annotations,
           title: o.title,
           seed: o.seed,
           resamples: o.resamples,

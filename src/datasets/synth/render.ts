@@ -50,19 +50,35 @@ function toByteNoisy(linear: number, noise: number): number {
   return v < 0 ? 0 : v > 255 ? 255 : v;
 }
 
-function surfaceAlbedo(s: Surface, x: number, z: number, out: Vec3): void {
-  let a = s.a;
-  let k = 1;
-  if (s.pattern === 'checker') {
-    if ((Math.floor(x / s.tile) + Math.floor(z / s.tile)) & 1) a = s.b;
-  } else if (s.pattern === 'planks') {
-    const plank = Math.floor(x / s.tile);
-    const frac = x / s.tile - plank;
-    k = frac < 0.04 ? 0.55 : 0.85 + 0.3 * ((hash32(plank, 0x5eed) & 1023) / 1023) + 0.04 * Math.sin(z * 37 + plank * 3.1);
+/**
+ * Linear albedo of the floor along one image row (depth t, forward distance z), into
+ * out[3x..3x+2]. Plank tints change per plank, not per pixel, so they are computed once each.
+ */
+function floorRow(s: Surface, t: number, z: number, us: Float64Array, out: Float32Array): void {
+  const w = us.length;
+  if (s.pattern === 'plain') {
+    for (let x = 0; x < w; x++) out.set(s.a, x * 3);
+    return;
   }
-  out[0] = a[0] * k;
-  out[1] = a[1] * k;
-  out[2] = a[2] * k;
+  if (s.pattern === 'checker') {
+    const zCell = Math.floor(z / s.tile);
+    for (let x = 0; x < w; x++) out.set((Math.floor((t * us[x]) / s.tile) + zCell) & 1 ? s.b : s.a, x * 3);
+    return;
+  }
+  let plank = NaN;
+  let k = 1;
+  for (let x = 0; x < w; x++) {
+    const u = (t * us[x]) / s.tile;
+    const p = Math.floor(u);
+    if (p !== plank) {
+      plank = p;
+      k = 0.85 + 0.3 * ((hash32(p, 0x5eed) & 1023) / 1023) + 0.04 * Math.sin(z * 37 + p * 3.1);
+    }
+    const kk = u - p < 0.04 ? 0.55 : k;
+    out[x * 3] = s.a[0] * kk;
+    out[x * 3 + 1] = s.a[1] * kk;
+    out[x * 3 + 2] = s.a[2] * kk;
+  }
 }
 
 /** Renders a scene; `noiseSeed` varies the sensor noise between scenes. */
@@ -85,8 +101,8 @@ export function renderScene(scene: Scene, noiseSeed: number): Rendered {
   const noiseOffset = noiseSeed & (NOISE_SIZE - 1);
   const floorLight = light.ambient + light.diffuse * Math.max(0, light.dir[1]);
   const wallLight = light.ambient * 0.9 + light.diffuse * Math.max(0, -light.dir[2]) * 0.8 + 0.08;
-  const alb: Vec3 = [0, 0, 0];
-  const floorRow = new Uint8Array(h);
+  const rowAlbedo = new Float32Array(w * 3);
+  const floorRowFlags = new Uint8Array(h);
 
   // Background: with no roll, each row sees either the floor or the wall, at one depth.
   for (let y = 0; y < h; y++) {
@@ -96,24 +112,27 @@ export function renderScene(scene: Scene, noiseSeed: number): Rendered {
     const tFloor = dy < 0 ? -cam.heightM / dy : Infinity;
     const tWall = dz > 0 ? wall.z / dz : Infinity;
     const onFloor = tFloor <= tWall;
-    floorRow[y] = onFloor ? 1 : 0;
+    floorRowFlags[y] = onFloor ? 1 : 0;
     const t = Math.min(tFloor, tWall, 65);
-    const worldY = cam.heightM + t * dy;
-    const rowLight = onFloor ? floorLight : wallLight;
+    depth.fill(t, y * w, (y + 1) * w);
+    let rowLight: number;
+    if (onFloor) {
+      floorRow(floor, t, t * dz, us, rowAlbedo);
+      rowLight = floorLight;
+    } else {
+      const worldY = cam.heightM + t * dy;
+      const a = worldY < wall.baseboard ? wall.baseboardAlbedo : wall.albedo;
+      const k = 1 - 0.15 * Math.min(1, worldY / 2.5);
+      for (let x = 0; x < w; x++) rowAlbedo.set(a, x * 3);
+      rowLight = wallLight * k;
+    }
+    const kr = rowLight * light.tint[0];
+    const kg = rowLight * light.tint[1];
+    const kb = rowLight * light.tint[2];
+    const vyy = 1 - vy[y];
     for (let x = 0; x < w; x++) {
-      const i = y * w + x;
-      depth[i] = t;
-      label[i] = BACKGROUND;
-      if (onFloor) surfaceAlbedo(floor, t * us[x], t * dz, alb);
-      else {
-        const a = worldY < wall.baseboard ? wall.baseboardAlbedo : wall.albedo;
-        const k = 1 - 0.15 * Math.min(1, worldY / 2.5);
-        alb[0] = a[0] * k;
-        alb[1] = a[1] * k;
-        alb[2] = a[2] * k;
-      }
-      const l = rowLight * (1 - vx[x] - vy[y]);
-      put(rgb, i, alb[0] * l * light.tint[0], alb[1] * l * light.tint[1], alb[2] * l * light.tint[2], noiseOffset);
+      const l = vyy - vx[x];
+      put(rgb, y * w + x, rowAlbedo[x * 3] * kr * l, rowAlbedo[x * 3 + 1] * kg * l, rowAlbedo[x * 3 + 2] * kb * l, noiseOffset);
     }
   }
 
@@ -122,7 +141,7 @@ export function renderScene(scene: Scene, noiseSeed: number): Rendered {
     const bounds = screenBounds(scene, [sh.x - sh.rx, 0, sh.z - sh.rz], [sh.x + sh.rx, 0, sh.z + sh.rz]);
     if (!bounds) continue;
     for (let y = bounds.y0; y < bounds.y1; y++) {
-      if (!floorRow[y]) continue;
+      if (!floorRowFlags[y]) continue;
       const v = (y + 0.5 - cam.cy) / cam.fy;
       const dz = -v * sinP + cosP;
       for (let x = bounds.x0; x < bounds.x1; x++) {

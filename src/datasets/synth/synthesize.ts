@@ -1,22 +1,21 @@
 /**
  * `gsr dataset synth`: renders N scenes and writes DIR/manifest.jsonl, DIR/images/<id>.jpg|png,
  * DIR/depth/<id>.png (16-bit, mm) and DIR/annotations.json (COCO, exact ground truth). Output holds
- * no timestamps or absolute paths, so one seed gives byte-identical trees anywhere.
+ * no timestamps or absolute paths, so one seed gives byte-identical trees anywhere, whatever the
+ * number of workers (each scene depends only on seed and index).
  */
+import { availableParallelism } from 'node:os';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import type { CocoAnnotation, CocoFile, CocoImage } from '../../annotate/coco.js';
+import { METRIC_DEPTH_SCALE } from '../../annotate/depth-png.js';
 import { writeFileAtomic, writeJsonAtomic, writeJsonlAtomic } from '../../util/fs.js';
 import { VERSION } from '../../version.js';
-import { METRIC_DEPTH_SCALE, encodeDepthValuesPng, quantizeDepth } from '../../annotate/depth-png.js';
 import type { ManifestItem } from '../manifest.js';
 import { HORIZONTAL_FOV_DEG } from './camera.js';
-import { checkRendered, namedObjectsInFrame, type EntityStats } from './check.js';
-import { Rng } from './prng.js';
-import { SYNTH_CATEGORIES, sceneId, sceneRecords } from './records.js';
-import { renderScene, type Rendered } from './render.js';
-import { STYLES, STYLE_RELATIONS, sampleScene, type Scene } from './scene.js';
+import { RenderPool } from './pool.js';
+import { produceScene, type ProducedScene, type SceneJob } from './produce.js';
+import { SYNTH_CATEGORIES } from './records.js';
 
 export interface SynthOptions {
   out: string;
@@ -25,8 +24,11 @@ export interface SynthOptions {
   width?: number;
   height?: number;
   format?: 'jpg' | 'png';
-  /** Scenes encoded and written at once while the next ones render. Default 4. */
-  concurrency?: number;
+  /**
+   * Worker threads that render and encode scenes; 0 renders in-process. Default: one per CPU
+   * (at most 8). Falls back to in-process when workers cannot start.
+   */
+  workers?: number;
   onScene?: (index: number) => void;
 }
 
@@ -40,43 +42,6 @@ export interface SynthResult {
   scenesPerSecond: number;
 }
 
-const MAX_ATTEMPTS = 100;
-
-/**
- * Samples and renders scene `index` of a set: style and relation cycle with the index, everything
- * else comes from a PRNG seeded by (seed, index), re-drawn until the picture matches the caption.
- */
-export function renderSyntheticScene(
-  seed: number,
-  index: number,
-  width: number,
-  height: number,
-): { scene: Scene; rendered: Rendered; attempts: number; entities: EntityStats[] } {
-  const style = STYLES[index % STYLES.length];
-  const relations = STYLE_RELATIONS[style];
-  const relation = relations[Math.floor(index / STYLES.length) % relations.length];
-  const rng = new Rng(seed, index);
-  let lastReason = '';
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const scene = sampleScene(rng, style, relation, width, height);
-    if (!namedObjectsInFrame(scene)) {
-      lastReason = 'a named object leaves the frame';
-      continue;
-    }
-    const rendered = renderScene(scene, rng.nextUint32());
-    const { reason, entities } = checkRendered(scene, rendered);
-    if (reason === null) return { scene, rendered, attempts: attempt, entities };
-    lastReason = reason;
-  }
-  throw new Error(`synthetic scene ${index} (${style}, ${relation}, ${width}x${height}) failed ${MAX_ATTEMPTS} layouts; last: ${lastReason}`);
-}
-
-/** Encodes the image as JPEG (quality 90) or PNG. */
-function encodeImage(r: Rendered, format: 'jpg' | 'png'): Promise<Buffer> {
-  const img = sharp(r.rgb, { raw: { width: r.width, height: r.height, channels: 3 } });
-  return format === 'jpg' ? img.jpeg({ quality: 90 }).toBuffer() : img.png({ compressionLevel: 6 }).toBuffer();
-}
-
 /** Removes images and depth maps named like ours that this run did not write (a larger earlier run). */
 async function removeStale(dir: string, keep: Set<string>): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -87,42 +52,47 @@ export async function synthesizeDataset(opts: SynthOptions): Promise<SynthResult
   const width = opts.width ?? 640;
   const height = opts.height ?? 480;
   const format = opts.format ?? 'jpg';
-  const concurrency = opts.concurrency ?? 4;
+  const workers = opts.workers ?? Math.min(8, availableParallelism());
   const started = performance.now();
   const items: ManifestItem[] = new Array(opts.count);
   const images: CocoImage[] = new Array(opts.count);
   const annotations: CocoAnnotation[][] = new Array(opts.count);
   const counts: Record<string, number> = {};
   let resampled = 0;
+  const pool = workers > 0 ? await RenderPool.start(workers) : null;
+  const produce = (job: SceneJob): Promise<ProducedScene> => (pool ? pool.produce(job).catch(() => produceScene(job)) : produceScene(job));
+
+  const store = async (p: ProducedScene): Promise<void> => {
+    const { item, image, annotations: anns } = p.records;
+    await Promise.all([writeFileAtomic(join(opts.out, image.file_name), p.image), writeFileAtomic(join(opts.out, image.depth_file!), p.depthPng)]);
+    items[p.index] = item;
+    images[p.index] = image;
+    annotations[p.index] = anns;
+    if (p.attempts > 1) resampled++;
+    opts.onScene?.(p.index);
+  };
+
+  // Keep every worker busy with a short queue; in-process, overlap encoding with the next render.
+  const inFlight = Math.max(2, 2 * (pool ? workers : 1));
   const pending = new Set<Promise<void>>();
   let failure: unknown = null;
-
-  for (let i = 0; i < opts.count && failure === null; i++) {
-    const { scene, rendered, attempts, entities } = renderSyntheticScene(opts.seed, i, width, height);
-    if (attempts > 1) resampled++;
-    counts[scene.style] = (counts[scene.style] ?? 0) + 1;
-    const id = sceneId(i, opts.count);
-    const depthMap = { data: rendered.depth, width, height, unit: 'm' as const, larger: 'farther' as const };
-    // Statistics come from the stored millimetres, so they agree with the PNG.
-    const { values: mm, scale } = quantizeDepth(depthMap);
-    const rec = sceneRecords(id, i + 1, scene, rendered, mm, scale, entities, `images/${id}.${format}`, `depth/${id}.png`);
-    items[i] = rec.item;
-    images[i] = rec.image;
-    annotations[i] = rec.annotations;
-    const task = (async () => {
-      const [img, depth] = await Promise.all([encodeImage(rendered, format), encodeDepthValuesPng(mm, width, height)]);
-      await Promise.all([writeFileAtomic(join(opts.out, rec.image.file_name), img), writeFileAtomic(join(opts.out, rec.image.depth_file!), depth)]);
-      opts.onScene?.(i);
-    })()
-      .catch((err: unknown) => {
-        failure ??= err;
-      })
-      .finally(() => pending.delete(task));
-    pending.add(task);
-    if (pending.size >= concurrency) await Promise.race(pending);
+  try {
+    for (let i = 0; i < opts.count && failure === null; i++) {
+      const task: Promise<void> = produce({ seed: opts.seed, index: i, count: opts.count, width, height, format })
+        .then(store)
+        .catch((err: unknown) => {
+          failure ??= err;
+        })
+        .finally(() => pending.delete(task));
+      pending.add(task);
+      if (pending.size >= inFlight) await Promise.race(pending);
+    }
+    await Promise.all(pending);
+  } finally {
+    await pool?.close();
   }
-  await Promise.all(pending);
   if (failure !== null) throw failure;
+  for (const item of items) counts[item.style!] = (counts[item.style!] ?? 0) + 1;
 
   let annId = 0;
   for (const list of annotations) for (const a of list) a.id = ++annId;

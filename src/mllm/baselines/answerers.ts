@@ -63,20 +63,20 @@ export function createGeometricAnswerer(name: string, coco: CocoFile, boxFormat:
     name,
     async answer(prompt: PromptRecord): Promise<string> {
       const entry = index.get(prompt.item);
-      if (!entry) throw new GsrError(`geometric: item ${prompt.item} has no annotations`);
+      if (!entry) throw new GsrError(`no annotations for the item: ${prompt.item}`);
       if (answerStyle(prompt) === 'grounding') {
         const role = prompt.role ?? 'subject';
         const ann = entry[role];
-        if (!ann) throw new GsrError(`geometric: item ${prompt.item} has no ${role} box`);
+        if (!ann) throw new GsrError(`no ${role} box in the annotations: ${prompt.item}`);
         return formatBox(xywhToXyxy(ann.bbox), entry.width, entry.height, boxFormat);
       }
       let scene = scenes.get(prompt.item);
       if (scene === undefined) scenes.set(prompt.item, (scene = sceneOf(entry, larger)));
-      if (typeof scene === 'string') throw new GsrError(`geometric: item ${prompt.item}: ${scene}`);
+      if (typeof scene === 'string') throw new GsrError(`${scene}: ${prompt.item}`);
       const subject = entry.subject?.phrase ?? '';
       const object = entry.object?.phrase ?? null;
       const choice = chooseCaption(scene, prompt.options, subject, object);
-      if (choice.index < 0) throw new GsrError(`geometric: item ${prompt.item}: no option states a relation it can judge`);
+      if (choice.index < 0) throw new GsrError(`no option states a relation it can judge: ${prompt.item}`);
       return choiceText(prompt, choice.index);
     },
   };

@@ -26,6 +26,7 @@ export function depthAnythingFactory(id: string): (opts: ModelLoadOptions) => Pr
     const graph = await loadGraph(manifest, 'model', opts);
     return {
       id,
+      device: graph.opened.device,
       async estimate(image: RgbImage): Promise<DepthMap> {
         const p = await prepareDepthAnything(image, pre.size ?? 518, pre.multiple_of ?? 14);
         const [h, w] = p.tensorSize;

@@ -105,6 +105,7 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
 
   return {
     id: GROUNDING_DINO_ID,
+    device: graph.opened.device,
     async detect(image: RgbImage, phrase: string): Promise<Detection[]> {
       if (last?.image !== image) {
         const prepared = await prepareGroundingDino(image);

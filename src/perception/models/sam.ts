@@ -56,6 +56,7 @@ export function samFactory(id: string): (opts: ModelLoadOptions) => Promise<Segm
 
     return {
       id,
+      device: encoder.opened.device,
       async setImage(image: RgbImage) {
         state = undefined;
         const prepared = await prepareSam(image, SIDE);

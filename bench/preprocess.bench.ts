@@ -1,0 +1,159 @@
+/**
+ * Pre-processing speed per model (image file -> float32 input tensor) on the 16 real photos, side by
+ * side in one run with (1) @huggingface/transformers' image processors built locally from config
+ * objects and (2) sharp's own decode+resize floor to the same size; plus the ports end to end on
+ * the generated fixture models. Methods are interleaved over rounds; the best round counts.
+ */
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as T from '@huggingface/transformers';
+import sharp from 'sharp';
+import { imageSize, loadImage } from '../src/perception/image.js';
+import { fastestDetInput, FASTESTDET_SIZE } from '../src/perception/models/fastestdet.js';
+import {
+  dptSize,
+  groundingDinoSize,
+  prepareDepthAnything,
+  prepareGroundingDino,
+  prepareSam,
+  samSize,
+  type Size,
+} from '../src/perception/preprocess.js';
+import { depthEstimators, detectors, segmenters } from '../src/perception/registry.js';
+import { writeDepthFixture, writeGroundingDinoFixture, writeSamDecoderFixture, writeSamEncoderFixture } from '../test/helpers/onnx-fixtures.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const SAMPLE = join(ROOT, '../shared/data/whatsup-sample/data');
+const PHOTOS = [
+  'controlled_clevr/mug_behind_plate.jpeg', 'controlled_clevr/mug_in-front_of_plate.jpeg', 'controlled_clevr/mug_left_of_plate.jpeg',
+  'controlled_clevr/mug_right_of_plate.jpeg', 'controlled_images/dog_left_of_table.jpeg', 'controlled_images/dog_on_table.jpeg',
+  'controlled_images/dog_right_of_table.jpeg', 'controlled_images/dog_under_table.jpeg', 'controlled_images/mug_left_of_table.jpeg',
+  'controlled_images/mug_on_table.jpeg', 'controlled_images/mug_right_of_table.jpeg', 'controlled_images/mug_under_table.jpeg',
+  'val2017/000000000001.jpg', 'val2017/000000000002.jpg', 'vg_images/1.jpg', 'vg_images/2.jpg',
+].map((p) => join(SAMPLE, p));
+const ROUNDS = Number(process.env.GSR_BENCH_ROUNDS ?? 3);
+
+const IMNET = { image_mean: [0.485, 0.456, 0.406], image_std: [0.229, 0.224, 0.225], do_rescale: true, rescale_factor: 1 / 255, do_normalize: true };
+type Processor = (img: unknown) => Promise<{ pixel_values: { dims: number[] } }>;
+const P = T as unknown as Record<string, new (cfg: object) => Processor>;
+const tjs = {
+  'grounding-dino-tiny': new P.GroundingDinoImageProcessor!({ ...IMNET, do_resize: true, size: { shortest_edge: 800, longest_edge: 1333 }, resample: 2, do_pad: true }),
+  sam: new P.SamImageProcessor!({ ...IMNET, do_resize: true, size: { longest_edge: 1024 }, resample: 2, do_pad: true, pad_size: { height: 1024, width: 1024 }, do_convert_rgb: true }),
+  'depth-anything-v2': new P.DPTImageProcessor!({ ...IMNET, do_resize: true, size: { height: 518, width: 518 }, keep_aspect_ratio: true, ensure_multiple_of: 14, resample: 3, do_pad: false }),
+};
+const RawImage = (T as unknown as { RawImage: { read(p: string): Promise<unknown> } }).RawImage;
+const readRaw = (p: string) => RawImage.read(p);
+
+interface Method {
+  name: string;
+  run: (file: string, i: number) => Promise<unknown>;
+}
+
+async function timeAll(m: Method): Promise<number> {
+  const t = performance.now();
+  for (let i = 0; i < PHOTOS.length; i++) await m.run(PHOTOS[i]!, i);
+  return (performance.now() - t) / 1000;
+}
+
+/** Best-of-rounds images/s per method, methods interleaved within each round. */
+async function race(methods: Method[]): Promise<Record<string, { images_per_s: number; rounds_s: number[] }>> {
+  for (const m of methods) await m.run(PHOTOS[0]!, 0); // warm-up
+  const secs: Record<string, number[]> = Object.fromEntries(methods.map((m) => [m.name, []]));
+  for (let r = 0; r < ROUNDS; r++) for (const m of methods) secs[m.name]!.push(await timeAll(m));
+  return Object.fromEntries(
+    methods.map((m) => [m.name, { images_per_s: +(PHOTOS.length / Math.min(...secs[m.name]!)).toFixed(2), rounds_s: secs[m.name]!.map((s) => +s.toFixed(3)) }]),
+  );
+}
+
+function floor(sizes: Size[], kernel: 'linear' | 'cubic'): Method {
+  return {
+    name: 'sharp_floor',
+    run: (f, i) => sharp(f).resize(sizes[i]![1], sizes[i]![0], { fit: 'fill', kernel, fastShrinkOnLoad: false }).raw().toBuffer(),
+  };
+}
+
+async function endToEnd(): Promise<Record<string, number>> {
+  const dir = join(mkdtempSync(join(tmpdir(), 'gsr-bench-')), 'models');
+  writeGroundingDinoFixture(join(dir, 'grounding-dino-tiny/model.onnx'), [
+    { tokenId: 9, logit: 2, box: [0.5, 0.5, 0.2, 0.4] },
+    { tokenId: 11, logit: 3, box: [0.5, 0.8, 1, 0.4] },
+  ]);
+  for (const f of ['tokenizer.json', 'tokenizer_config.json']) {
+    copyFileSync(join(ROOT, 'test/fixtures/perception/bert-uncased-tiny', f), join(dir, 'grounding-dino-tiny', f));
+  }
+  writeSamEncoderFixture(join(dir, 'slimsam-77-uniform/vision_encoder.onnx'));
+  writeSamDecoderFixture(join(dir, 'slimsam-77-uniform/prompt_encoder_mask_decoder.onnx'));
+  writeDepthFixture(join(dir, 'depth-anything-v2-small/model.onnx'));
+  const opts = { modelsDir: dir, device: 'cpu' as const };
+  const det = await detectors.get('grounding-dino-tiny')(opts);
+  const seg = await segmenters.get('slimsam-77-uniform')(opts);
+  const depth = await depthEstimators.get('depth-anything-v2-small')(opts);
+  const one = async (f: string) => {
+    const img = await loadImage(f);
+    const boxes = [];
+    for (const phrase of ['mug', 'table']) boxes.push((await det.detect(img, phrase))[0]!.box);
+    await seg.setImage(img);
+    for (const b of boxes) await seg.segment(b);
+    await depth.estimate(img);
+  };
+  await one(PHOTOS[0]!);
+  let best = Infinity;
+  for (let r = 0; r < ROUNDS; r++) {
+    const t = performance.now();
+    for (const f of PHOTOS) await one(f);
+    best = Math.min(best, (performance.now() - t) / 1000);
+  }
+  await Promise.all([det.dispose(), seg.dispose(), depth.dispose()]);
+  return { images_per_s: +(PHOTOS.length / best).toFixed(2), objects_per_image: 2 };
+}
+
+export default async function preprocessBench() {
+  const dims = await Promise.all(PHOTOS.map((f) => imageSize(f)));
+  const sizesFor = (rule: (h: number, w: number) => Size) => dims.map((d) => rule(d.height, d.width));
+  const models = {
+    'grounding-dino-tiny': await race([
+      { name: 'gsr', run: (f) => prepareGroundingDino(f) },
+      { name: 'transformers_js', run: async (f) => tjs['grounding-dino-tiny'](await readRaw(f)) },
+      floor(sizesFor((h, w) => groundingDinoSize(h, w)), 'linear'),
+    ]),
+    sam: await race([
+      { name: 'gsr', run: (f) => prepareSam(f) },
+      { name: 'transformers_js', run: async (f) => tjs.sam(await readRaw(f)) },
+      floor(sizesFor((h, w) => samSize(h, w)), 'linear'),
+    ]),
+    'depth-anything-v2': await race([
+      { name: 'gsr', run: (f) => prepareDepthAnything(f) },
+      { name: 'transformers_js', run: async (f) => tjs['depth-anything-v2'](await readRaw(f)) },
+      floor(sizesFor((h, w) => dptSize(h, w)), 'cubic'),
+    ]),
+    fastestdet: await race([
+      { name: 'gsr', run: async (f) => fastestDetInput(await loadImage(f)) },
+      floor(dims.map((): Size => [FASTESTDET_SIZE, FASTESTDET_SIZE]), 'linear'),
+    ]),
+  };
+  const summary = Object.fromEntries(
+    Object.entries(models).map(([id, m]) => {
+      const r = m as Record<string, { images_per_s: number }>;
+      return [
+        id,
+        {
+          speedup_vs_transformers_js: r.transformers_js ? +(r.gsr!.images_per_s / r.transformers_js.images_per_s).toFixed(2) : null,
+          time_vs_sharp_floor: +(r.sharp_floor!.images_per_s / r.gsr!.images_per_s).toFixed(2),
+        },
+      ];
+    }),
+  );
+  const end_to_end_fixtures = await endToEnd();
+  return {
+    photos: PHOTOS.length,
+    rounds: ROUNDS,
+    note: 'images/s, best round; gsr = file -> float32 tensor; transformers_js = RawImage.read + processor; sharp_floor = sharp decode + resize to the same size, raw 8-bit',
+    models,
+    summary,
+    targets: { speedup_vs_transformers_js: '>= 3', time_vs_sharp_floor: '<= 1.25' },
+    end_to_end_fixtures,
+    peak_rss_mib: +(process.resourceUsage().maxRSS / 1024).toFixed(0),
+  };
+}

@@ -1,0 +1,227 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FASTESTDET_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { runPipeline } from '../../src/pipeline/index.js';
+
+/** Runs the CLI from source without blocking this process (the fake endpoint lives here). */
+function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'main.ts'), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, GSR_PROGRESS: '0', GSR_BASE_URL: '', GSR_MODEL: '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+const work = mkdtempSync(join(tmpdir(), 'gsr-pipeline-e2e-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function pipelineFile(name: string, text: string): string {
+  const path = join(work, `${name}.yaml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+const SMALL = (out: string, extra = '') => `name: small
+out: ${out}
+dataset:
+  synthetic:
+    count: 24
+    seed: 5
+annotations:
+  source: exact
+prompts:
+  tasks: [tg, mc, grounding, dap]
+  dap:
+    relations: [front, behind]
+models:
+  - name: geometric
+    kind: geometric
+  - name: random
+    kind: random
+    seed: 3
+  - name: always-first
+    kind: always-first
+${extra}`;
+
+/** A stand-in OpenAI-compatible server: answers "A" to choices and one fixed box to grounding. */
+let server: Server;
+let baseUrl = '';
+let requests = 0;
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      if (req.url?.endsWith('/models')) return void res.end('{"data":[]}');
+      requests++;
+      const text = (JSON.parse(body).messages[0].content as Array<{ type: string; text?: string }>).find((c) => c.type === 'text')!.text!;
+      const content = /bounding box/i.test(text) ? '[0.1, 0.1, 0.6, 0.6]' : 'A';
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ choices: [{ message: { content }, finish_reason: 'stop' }] }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe('gsr pipeline run (end to end)', () => {
+  const out = join(work, 'out-small');
+  const endpointModel = `  - name: endpoint
+    kind: openai
+    base_url: \${GSR_BASE_URL}
+    model: \${GSR_MODEL}
+    box_format: llava
+    if_env: [GSR_BASE_URL, GSR_MODEL]
+`;
+
+  it('runs every stage, scores the geometric baseline >= 95% CircularEval, and reports', async () => {
+    const file = pipelineFile('small', SMALL(out, endpointModel));
+    const r = await cli(['pipeline', 'run', file], { GSR_BASE_URL: baseUrl, GSR_MODEL: 'fake-vlm' });
+    expect(r.stderr).not.toMatch(/error/);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/7 stages \(7 ran, 0 unchanged\)/);
+    expect(r.stdout).toMatch(/^perception: exact synthetic ground truth/m);
+    expect(r.stdout).toMatch(/^geometric +geometric +100\.0/m);
+    expect(r.stdout).toMatch(/^endpoint +openai /m);
+    const report = join(out, 'report', 'report.html');
+    expect(r.stdout).toContain(`report: ${report}`);
+
+    const geo = JSON.parse(readFileSync(join(out, 'score', 'geometric', 'reasoning.json'), 'utf8'));
+    expect(geo.total_average.circular).toBeGreaterThanOrEqual(0.95);
+    const geoMc = JSON.parse(readFileSync(join(out, 'score', 'geometric', 'mc', 'reasoning.json'), 'utf8'));
+    expect(geoMc.total_average.circular).toBeGreaterThanOrEqual(0.95);
+    expect(JSON.parse(readFileSync(join(out, 'score', 'geometric', 'grounding.json'), 'utf8')).avg_g_score).toBe(1);
+    // Random is far below it: the scorer is not handing out credit.
+    const rnd = JSON.parse(readFileSync(join(out, 'score', 'random', 'reasoning.json'), 'utf8'));
+    expect(rnd.total_average.circular).toBeLessThan(0.5);
+
+    // The endpoint answered every prompt through the runner, and was scored like the baselines.
+    const lines = readFileSync(join(out, 'answer', 'endpoint', 'responses.jsonl'), 'utf8').trim().split('\n');
+    expect(lines.length).toBe(requests);
+    expect(lines.every((l) => JSON.parse(l).status === 'ok')).toBe(true);
+    expect(existsSync(join(out, 'score', 'endpoint', 'grounding.json'))).toBe(true);
+    expect(existsSync(join(out, 'score', 'geometric', 'dap', 'reasoning.json'))).toBe(true);
+    expect(existsSync(join(out, 'score', 'geometric', 'nodap', 'reasoning.json'))).toBe(true);
+
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`file://${report}`);
+      expect(errors).toEqual([]);
+      expect(await page.locator('table').count()).toBeGreaterThan(0);
+      expect(await page.content()).toContain('geometric');
+    } finally {
+      await browser.close();
+    }
+  }, 240_000);
+
+  const env = () => ({ ...process.env, GSR_BASE_URL: baseUrl, GSR_MODEL: 'fake-vlm' });
+
+  it('skips every stage on a second run with nothing changed', async () => {
+    const file = pipelineFile('small', SMALL(out, endpointModel));
+    const lines: string[] = [];
+    const result = await runPipeline(file, { env: env(), log: (l) => lines.push(l) });
+    expect(result.stages.map((s) => s.status)).toEqual(Array(7).fill('skipped'));
+    expect(lines.filter((l) => l.endsWith('unchanged, skipped'))).toHaveLength(7);
+    expect(result.rows.find((x) => x.model === 'geometric')!.tg).toBeGreaterThanOrEqual(0.95);
+    expect(result.report).toBe(join(out, 'report', 'report.html'));
+  }, 120_000);
+
+  it('reruns only from the stage whose settings changed, reusing stored answers', async () => {
+    const before = requests;
+    const file = pipelineFile('small', SMALL(out, endpointModel).replace('  - name: always-first\n    kind: always-first\n', ''));
+    const result = await runPipeline(file, { env: env(), log: () => {} });
+    const status = Object.fromEntries(result.stages.map((s) => [s.name, s.status]));
+    expect(status).toMatchObject({ dataset: 'skipped', annotate: 'skipped', prompts: 'skipped', answer: 'ran', score: 'ran', report: 'ran' });
+    expect(requests).toBe(before); // the endpoint was not asked again
+    expect(existsSync(join(out, 'score', 'always-first'))).toBe(false);
+  }, 120_000);
+});
+
+describe('gsr pipeline run: bad pipelines fail with one line and write nothing', () => {
+  const oneLine = (stderr: string) => stderr.trim().split('\n').filter((l) => l.startsWith('gsr: error:'));
+
+  it('an unknown key names the file, line and key', async () => {
+    const out = join(work, 'out-unknown');
+    const file = pipelineFile('unknown', SMALL(out).replace('    seed: 5\n', '    seed: 5\n    colour: red\n'));
+    const r = await cli(['pipeline', 'run', file]);
+    expect(r.status).not.toBe(0);
+    expect(oneLine(r.stderr)).toEqual([`gsr: error: ${file}:7:5: unknown key "colour" in dataset.synthetic`]);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('a missing What\'sUp root is named', async () => {
+    const out = join(work, 'out-noroot');
+    const file = pipelineFile('noroot', SMALL(out).replace('  synthetic:\n    count: 24\n    seed: 5\n', '  whatsup:\n    root: /nonexistent/whatsup\n').replace('source: exact', 'source: models'));
+    await expect(runPipeline(file, { log: () => {} })).rejects.toThrow(`${file}: dataset.whatsup.root: folder not found: /nonexistent/whatsup`);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('an unreachable endpoint is named', async () => {
+    // A port that was just free: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const out = join(work, 'out-unreachable');
+    const url = `http://127.0.0.1:${port}/v1`;
+    const file = pipelineFile('unreachable', SMALL(out, `  - name: remote\n    kind: openai\n    base_url: ${url}\n`));
+    await expect(runPipeline(file, { log: () => {} })).rejects.toThrow(`${file}: models[3] (remote): endpoint ${url} is unreachable (ECONNREFUSED)`);
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('gsr pipeline run on real photos with a real detector', () => {
+  it('imports the What\'sUp sample, annotates it with FastestDet and scores the baselines', async () => {
+    const out = join(work, 'out-whatsup');
+    const file = pipelineFile('whatsup', `name: whatsup-sample
+out: ${out}
+dataset:
+  whatsup:
+    root: ${WHATSUP_SAMPLE_ROOT}
+annotations:
+  source: models
+  models:
+    detector: fastestdet
+    models_dir: ${join(FASTESTDET_DIR, '..')}
+    device: cpu
+prompts:
+  tasks: [tg, mc, grounding]
+models:
+  - name: geometric
+    kind: geometric
+  - name: random
+    kind: random
+  - name: always-first
+    kind: always-first
+`);
+    const result = await runPipeline(file, { log: () => {} });
+    expect(result.stages.every((s) => s.status === 'ran')).toBe(true);
+    expect(result.perception).toBe('auto-annotator: fastestdet on cpu');
+    const coco = JSON.parse(readFileSync(join(out, 'annotate', 'annotations.json'), 'utf8'));
+    expect(coco.info.source).toBe('auto');
+    expect(coco.images).toHaveLength(16);
+    // Objects FastestDet cannot name (e.g. "plate") leave the geometric baseline unable to answer:
+    // those prompts fail (scored wrong), they are never guessed.
+    const geo = result.rows.find((r) => r.model === 'geometric')!;
+    expect(geo.failed).toBeGreaterThan(0);
+    expect(geo.g_score).toBe(1);
+    expect(existsSync(result.report!)).toBe(true);
+  }, 120_000);
+});
