@@ -52,11 +52,9 @@ export default async function bench() {
     model: 'big', task: 'tg', splits: Object.fromEntries(Object.entries(splits).map(([s, c]) => [s, { n: c, circular: 0.3, vanilla: 0.7, unparsed: 0 }])),
     total_average: { circular: 0.3, vanilla: 0.7 },
   });
-  const heapBefore = process.memoryUsage().heapUsed;
   let t0 = performance.now();
   const big = await loadModelResults(join(dir, 'big'));
   const loadMs = performance.now() - t0;
-  const heapGrowthMiB = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
   t0 = performance.now();
   buildReasoningTable([big], { seed: 0, resamples: 2000 });
   const table1Ms = performance.now() - t0;
@@ -74,7 +72,6 @@ export default async function bench() {
     bootstrap_4958_items_2000_resamples_ms: +boot.toFixed(1),
     subset_search_16_models_65535_subsets_ms: +search.toFixed(1),
     load_results_19832_item_records_ms: +loadMs.toFixed(1),
-    load_results_heap_growth_mib: +heapGrowthMiB.toFixed(1),
     table1_six_splits_with_cis_ms: +table1Ms.toFixed(1),
     report_example_4_models_no_images_ms: +reportMs.toFixed(1),
     report_example_html_bytes: html.length,

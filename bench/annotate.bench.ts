@@ -83,7 +83,7 @@ export default async function bench() {
         return r;
       });
     const boxes = sweep('fastestdet', [250, 1000, 2000], { detector: 'fastestdet', segmenter: null, depth: null }, { score_threshold: 0.05 });
-    const full = sweep('full-fixtures', [100, 400], fullPipeline);
+    const full = sweep('full-fixtures', [50, 200], fullPipeline);
 
     // End to end on the 16 real photos with the fixture models (pipeline cost, not model cost).
     const manifest = join(dir, 'real.jsonl');
@@ -95,7 +95,7 @@ export default async function bench() {
     return {
       memory_sweep_fastestdet_boxes: boxes,
       memory_sweep_full_fixture_pipeline: full,
-      peak_rss_ratio_largest_to_smallest: { fastestdet_boxes_2000_vs_250: ratio(boxes), full_fixtures_400_vs_100: ratio(full) },
+      peak_rss_ratio_largest_to_smallest: { fastestdet_boxes_2000_vs_250: ratio(boxes), full_fixtures_200_vs_50: ratio(full) },
       real_photos_16: {
         full_fixture_pipeline: real,
         fastestdet_boxes_only: realFastestdet,

@@ -2,6 +2,7 @@
  * Scoring-core throughput: COCO RLE encode / IoU on 1024x1024 masks, and full-benchmark scoring
  * (4,958 What'sUp items x 27 models, CircularEval prompts and G-Score objects) on synthetic answers.
  */
+import os from 'node:os';
 import type { CocoFile } from '../src/annotate/coco.js';
 import { rleDecode, rleEncode, rleIou } from '../src/geometry/index.js';
 import type { ResponseRecord } from '../src/mllm/types.js';
@@ -40,10 +41,13 @@ function blobMask(rnd: () => number, size: number): Uint8Array {
   return m;
 }
 
-function timeIt<T>(fn: () => T): [T, number] {
+/** Result, wall seconds and CPU seconds (the CPU figure is steadier on a shared machine). */
+function timeIt<T>(fn: () => T): [T, number, number] {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const v = fn();
-  return [v, (performance.now() - t0) / 1000];
+  const c = process.cpuUsage(c0);
+  return [v, (performance.now() - t0) / 1000, (c.user + c.system) / 1e6];
 }
 
 function rleFigures() {
@@ -144,10 +148,16 @@ export default async function bench() {
   scoreReasoning(prompts, modelAnswers(-1).reasoning); // warm-up
   let reasoningS = 0;
   let groundingS = 0;
+  let cpuS = 0;
   for (let m = 0; m < MODELS; m++) {
     const answers = modelAnswers(m);
-    reasoningS += timeIt(() => scoreReasoning(prompts, answers.reasoning))[1];
-    groundingS += timeIt(() => scoreGrounding(answers.grounding, coco, { boxFormat: 'qwen2-vl' }))[1];
+    // Collect the generator's garbage outside the timed part (npm run bench passes --expose-gc).
+    (globalThis as { gc?: () => void }).gc?.();
+    const [, rw, rc] = timeIt(() => scoreReasoning(prompts, answers.reasoning));
+    const [, gw, gc] = timeIt(() => scoreGrounding(answers.grounding, coco, { boxFormat: 'qwen2-vl' }));
+    reasoningS += rw;
+    groundingS += gw;
+    cpuS += rc + gc;
   }
   const items = SPLITS.reduce((a, [, n]) => a + n, 0);
   return {
@@ -160,10 +170,12 @@ export default async function bench() {
       reasoning_seconds_all_models: +reasoningS.toFixed(3),
       grounding_seconds_all_models: +groundingS.toFixed(3),
       full_benchmark_seconds: +(reasoningS + groundingS).toFixed(3),
+      full_benchmark_cpu_seconds: +cpuS.toFixed(3),
+      load_average_1m: +os.loadavg()[0].toFixed(1),
       one_model_seconds: +((reasoningS + groundingS) / MODELS).toFixed(3),
       items_x_models_per_s: Math.round((items * MODELS) / (reasoningS + groundingS)),
       reasoning_prompts_per_s: Math.round((prompts.length * MODELS) / reasoningS),
-      target_under_1s: reasoningS + groundingS < 1,
+      target_under_1s_wall: reasoningS + groundingS < 1,
     },
   };
 }

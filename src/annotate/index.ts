@@ -23,4 +23,4 @@ export { annotationQuality, distribution, formatQualityReport, type QualityRepor
 /** Reads and checks a COCO annotation file. */
 export { readCocoFile } from './read-coco.js';
 /** Model provenance for `info.models`: file sha256s (checked against manifests) and thresholds. */
-export { describeModel, sha256File, type ModelRecord } from './provenance.js';
+export { describeModel, type ModelRecord } from './provenance.js';

@@ -3,9 +3,9 @@
  * (hashed here, streaming, so the record holds even for files placed by hand) and whether it
  * matches the manifest, plus the thresholds in effect (manifest defaults overridden by parameters).
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { getManifest, modelFilePath } from '../perception/manifest.js';
+import { sha256File } from '../perception/store.js';
 import type { ModelLoadOptions } from '../perception/types.js';
 
 export interface ModelRecord {
@@ -14,13 +14,6 @@ export interface ModelRecord {
   /** sha256 of the model's first file (its only one for single-file models); null when unknown. */
   sha256: string | null;
   files?: Array<{ role: string; path: string; sha256: string; matches_manifest: boolean | null }>;
-}
-
-/** sha256 of a file, streamed. */
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 const THRESHOLD_KEY = /threshold|iou/i;

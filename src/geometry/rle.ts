@@ -147,36 +147,41 @@ export function rleArea(rle: Rle | RleRuns): number {
   return area;
 }
 
-/** Tight box [x, y, w, h] around the set pixels, pycocotools `toBbox` convention; [0,0,0,0] if empty. */
+/**
+ * Tight box [x, y, w, h] around the set pixels, pycocotools `toBbox` convention; [0,0,0,0] if empty.
+ * As in pycocotools, a run of ones that wraps into a later column spans every row. Empty runs of ones
+ * (only in hand-made uncompressed RLE) are skipped rather than read as pixels.
+ */
 export function rleToBbox(rle: Rle | RleRuns): [number, number, number, number] {
   const runs = rleRuns(rle);
   const [h, w] = rle.size;
-  const m = runs.length - (runs.length % 2);
-  if (m === 0 || h === 0) return [0, 0, 0, 0];
+  if (h === 0) return [0, 0, 0, 0];
   let xs = w;
   let ys = h;
   let xe = 0;
   let ye = 0;
-  let xp = 0;
-  let cc = 0;
   let any = false;
-  for (let j = 0; j < m; j++) {
-    cc += runs[j];
-    if (j % 2 === 1 && runs[j] === 0) continue;
-    if (j % 2 === 1) any = true;
-    const t = cc - (j % 2); // first pixel of a ones run (even j), last pixel of it (odd j)
-    const y = t % h;
-    const x = (t - y) / h;
-    if (j % 2 === 0) xp = x;
-    else if (xp < x) {
-      // The run wraps into a later column, so it covers every row.
+  let pos = 0; // column-major index where the next run starts
+  for (let j = 0; j + 1 < runs.length; j += 2) {
+    const first = pos + runs[j];
+    const len = runs[j + 1];
+    pos = first + len;
+    if (len === 0) continue;
+    any = true;
+    const last = first + len - 1;
+    const y0 = first % h;
+    const x0 = (first - y0) / h;
+    const y1 = last % h;
+    const x1 = (last - y1) / h;
+    xs = Math.min(xs, x0);
+    xe = Math.max(xe, x1);
+    if (x1 > x0) {
       ys = 0;
       ye = h - 1;
+    } else {
+      ys = Math.min(ys, y0);
+      ye = Math.max(ye, y1);
     }
-    xs = Math.min(xs, x);
-    xe = Math.max(xe, x);
-    ys = Math.min(ys, y);
-    ye = Math.max(ye, y);
   }
   if (!any) return [0, 0, 0, 0];
   return [xs, ys, xe - xs + 1, ye - ys + 1];

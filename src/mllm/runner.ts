@@ -73,6 +73,25 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /**
+ * A signal that aborts on the run's signal or after `timeoutMs`. A plain timer, not
+ * AbortSignal.any + AbortSignal.timeout: on Node 20 a timeout signal held only by AbortSignal.any
+ * can be garbage-collected before it fires, leaving a hung request hanging for good.
+ */
+function attemptController(runSignal: AbortSignal, timeoutMs: number): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  const onRunAbort = () => controller.abort(runSignal.reason);
+  runSignal.addEventListener('abort', onRunAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(new DOMException(`timeout after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+  return {
+    signal: controller.signal,
+    done: () => {
+      clearTimeout(timer);
+      runSignal.removeEventListener('abort', onRunAbort);
+    },
+  };
+}
+
+/**
  * Sends every prompt of a file that has no ok response yet through an answerer, with bounded
  * concurrency, per-attempt timeouts and retries, committing each response to the store as it arrives.
  */
@@ -86,7 +105,9 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
   // Internal abort: a store failure in one worker stops the others instead of leaving them running.
   const fatal = new AbortController();
-  const runSignal = opts.signal ? AbortSignal.any([opts.signal, fatal.signal]) : fatal.signal;
+  if (opts.signal?.aborted) fatal.abort(opts.signal.reason);
+  opts.signal?.addEventListener('abort', () => fatal.abort(opts.signal!.reason), { once: true });
+  const runSignal = fatal.signal;
   setMaxListeners(0, runSignal); // every worker waits on it; more than 10 is expected
   // A claim outlives the longest an attempt sequence can take, so a live runner's claim never lapses.
   const leaseMs = (policy.maxRetries + 1) * (timeoutMs + Math.max(policy.maxDelayMs, policy.maxRetryAfterMs)) + 60_000;
@@ -153,15 +174,17 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
     for (;;) {
       attempts++;
       summary.requests++;
-      const attemptSignal = AbortSignal.any([runSignal, AbortSignal.timeout(timeoutMs)]);
+      const attempt = attemptController(runSignal, timeoutMs);
       const t0 = performance.now();
       let output: string | undefined;
       let failure: ReturnType<typeof classifyError> | undefined;
       try {
-        output = await raceAbort(answerer.answer(p, attemptSignal), attemptSignal);
+        output = await raceAbort(answerer.answer(p, attempt.signal), attempt.signal);
       } catch (err) {
         if (runSignal.aborted) break;
-        failure = attemptSignal.aborted ? { retryable: true, reason: `timeout after ${timeoutMs} ms` } : classifyError(err);
+        failure = attempt.signal.aborted ? { retryable: true, reason: `timeout after ${timeoutMs} ms` } : classifyError(err);
+      } finally {
+        attempt.done();
       }
       const latency = performance.now() - t0;
       if (output !== undefined || !failure!.retryable || attempts > policy.maxRetries) {

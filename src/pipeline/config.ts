@@ -59,6 +59,8 @@ const Annotations = z.strictObject({
    * quality against the exact truth (the exact truth stays the reference).
    */
   compare_models: z.boolean().default(true),
+  /** Scenes the auto-annotator is compared on (the first N; keeps the demo quick on a CPU). */
+  compare_limit: z.number().int().positive().default(20),
 });
 
 const TASKS = ['tg', 'mc', 'grounding', 'dap'] as const;

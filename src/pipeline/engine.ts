@@ -12,7 +12,8 @@ import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
-import { canonicalJson, folderDigest, sha256, type FileEntry } from './hash.js';
+import { hashCanonical } from '../prompts/key.js';
+import { folderDigest, type FileEntry } from './hash.js';
 import { PipelineProgress, type StageProgress } from './progress.js';
 
 /** Bump when stage semantics change so old outputs are not reused. */
@@ -114,7 +115,7 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
       const finalDir = join(options.out, stage.name);
       const upstream = stage.after.map((a) => [a, done.get(a)!.record.digest]);
       const fingerprint = stage.fingerprint ? await stage.fingerprint() : null;
-      const hash = sha256(canonicalJson({ stage: stage.name, engine: ENGINE_VERSION, settings: stage.settings, fingerprint, upstream }));
+      const hash = hashCanonical({ stage: stage.name, engine: ENGINE_VERSION, settings: stage.settings, fingerprint, upstream });
       const existing = await readRecord(finalDir);
       if (!options.force && existing?.hash === hash && (await filesIntact(finalDir, existing))) {
         const outcome: StageOutcome = { name: stage.name, status: 'skipped', seconds: (Date.now() - started) / 1000, dir: finalDir, record: existing };

@@ -12,7 +12,7 @@ export { preflight, endpointProblem } from './preflight.js';
 export { runStages, ENGINE_VERSION, STAGE_RECORD, type Stage, type StageContext, type StageOutcome, type StageRecord, type RunStagesOptions } from './engine.js';
 /** One progress display across the stages of a run. */
 export { PipelineProgress, type StageProgress } from './progress.js';
-/** Canonical JSON and file/folder digests used for stage hashes. */
-export { canonicalJson, fileDigest, folderDigest } from './hash.js';
+/** Folder digests used for stage records. */
+export { folderDigest, listFiles, type FileEntry } from './hash.js';
 /** The summary table a run prints. */
 export { summaryRows, formatSummaryTable, type SummaryRow } from './summary.js';

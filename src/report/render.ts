@@ -32,7 +32,17 @@ export function groundingTableHtml(t: GroundingTable): string {
   const body = t.rows
     .map((r) => `<tr><th scope="row">${h(r.model)}</th>${t.columns.map((c) => cellHtml(r.cells[c], `t2:${r.model}:${c}`)).join('')}${cellHtml(r.avg, `t2:${r.model}:avg`)}</tr>`)
     .join('\n');
-  return `<table id="table2"><thead><tr><th>Model</th>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  const det = t.detector;
+  const detRow = (label: string, pick: (c: { mean_confidence: number | null; share_confident: number | null }) => number | null) =>
+    `<tr class="detector"><th scope="row">${h(label)}</th>${t.columns
+      .map((c) => {
+        const v = det!.columns[c] ? pick(det!.columns[c]) : null;
+        return v === null ? '<td class="na">—</td>' : `<td data-value="${v}">${pct(v)}</td>`;
+      })
+      .join('')}<td></td></tr>`;
+  const detRows = det ? detRow('detector: mean confidence', (c) => c.mean_confidence) + detRow('detector: share ≥ 0.5', (c) => c.share_confident) : '';
+  const note = det ? `<p class="note">Detector rows: the annotations' own confidence (from ${h(det.from)}'s grounding.json).</p>` : '';
+  return `<table id="table2"><thead><tr><th>Model</th>${head}</tr></thead><tbody>${body}${detRows}</tbody></table>${note}`;
 }
 
 const pFmt = (p: number) => (p < 1e-4 ? p.toExponential(2) : p.toFixed(4));

@@ -76,6 +76,17 @@ export function buildReasoningTable(results: ModelResults[], o: StatOptions): Re
 export interface GroundingTable {
   columns: string[];
   rows: { model: string; cells: Record<string, Cell>; avg: Cell }[];
+  /** The annotation detector's rows (mean confidence, share >= 0.5) per column, from the first model that has them. */
+  detector: { from: string; columns: Record<string, { mean_confidence: number | null; share_confident: number | null }> } | null;
+}
+
+function detectorOf(r: ModelResults): GroundingTable['detector'] {
+  const d = r.grounding?.detector as { columns?: Record<string, { mean_confidence?: unknown; share_confident?: unknown }> } | undefined;
+  if (!d || typeof d.columns !== 'object' || d.columns === null) return null;
+  const num = (v: unknown) => (typeof v === 'number' ? v : null);
+  const columns: NonNullable<GroundingTable['detector']>['columns'] = {};
+  for (const [k, v] of Object.entries(d.columns)) columns[k] = { mean_confidence: num(v?.mean_confidence), share_confident: num(v?.share_confident) };
+  return { from: r.model, columns };
 }
 
 export function buildGroundingTable(results: ModelResults[], o: StatOptions): GroundingTable {
@@ -98,7 +109,8 @@ export function buildGroundingTable(results: ModelResults[], o: StatOptions): Gr
     const avgCi = r.groundingOutcomes ? bootstrapMeanOfMeans([...byColumn.values()].map((hs) => asNumbers(hs.map((h) => h.hit))), o) : null;
     return { model: r.model, cells, avg: { value: typeof g.avg_g_score === 'number' ? g.avg_g_score : null, ci: avgCi } };
   });
-  return { columns, rows };
+  const withDetector = withGrounding.find((r) => detectorOf(r) !== null);
+  return { columns, rows, detector: withDetector ? detectorOf(withDetector) : null };
 }
 
 /** DAP: CircularEval with and without the depth hint on the same items, with an exact McNemar test. */

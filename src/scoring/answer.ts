@@ -61,18 +61,16 @@ function uniqueOption(norms: string[], answer: string, rule: TextRule): number |
   return found;
 }
 
-function wordIn(hay: string, needle: string): boolean {
-  return needle !== '' && ` ${hay} `.includes(` ${needle} `);
-}
 
 /** Maps free text to one option by caption text: exact, normalised, contained, containing. */
 export function matchOptionText(answer: string, options: readonly string[]): Extraction {
   const trimmed = answer.trim();
   const exact = options.indexOf(trimmed);
   if (exact >= 0 && options.lastIndexOf(trimmed) === exact) return { status: 'ok', index: exact, rule: 'exact' };
-  const norms = options.map(normalizeCaption);
-  const a = normalizeCaption(trimmed);
-  if (a === '') return { status: 'unparsed', reason: 'no-match' };
+  // Padded with spaces so whole-word containment is a plain substring test.
+  const norms = options.map(paddedCaption);
+  const a = paddedCaption(trimmed);
+  if (a === '  ') return { status: 'unparsed', reason: 'no-match' };
   for (const rule of TEXT_RULES) {
     const hit = uniqueOption(norms, a, rule);
     if (hit === 'multiple') return { status: 'unparsed', reason: 'multiple', rule };
@@ -89,10 +87,16 @@ export function matchOptionText(answer: string, options: readonly string[]): Ext
 const TEXT_RULES = ['normalized', 'answer-contains-option', 'option-contains-answer'] as const;
 type TextRule = (typeof TEXT_RULES)[number];
 
+/** `option` and `answer` are space-padded normal forms. */
 function ruleHolds(rule: TextRule, option: string, answer: string): boolean {
+  if (option === '  ') return false;
   if (rule === 'normalized') return option === answer;
-  if (rule === 'answer-contains-option') return wordIn(answer, option);
-  return wordIn(option, answer);
+  if (rule === 'answer-contains-option') return answer.includes(option);
+  return option.includes(answer);
+}
+
+function paddedCaption(text: string): string {
+  return ` ${normalizeCaption(text)} `;
 }
 
 /** TG: the generated caption, matched back to a shown option. */

@@ -18,6 +18,7 @@ export const BOX_FORMATS = [
   'kosmos2',
   'deepseek-vl2',
   'paligemma',
+  'pixels',
 ] as const;
 export type BoxFormat = (typeof BOX_FORMATS)[number];
 
@@ -122,4 +123,6 @@ export const BOX_READERS: Record<BoxFormat, (text: string, ctx: ReadContext) => 
   // 0-999 grid; DeepSeek-VL2's grounding demo maps it back with / 999.
   'deepseek-vl2': (t, c) => fromGrid(taggedOrPlain(t, '<|det|>', '<|/det|>'), 999, c, '<|det|>[[x1,y1,x2,y2]]'),
   paligemma: readPaligemma,
+  // Plain [x1, y1, x2, y2] in original-image pixels: other harnesses' exports and our baselines.
+  pixels: (t, c) => fromGrid(firstFour(t), 1, { ...c, width: 1, height: 1 }, '[x1, y1, x2, y2] list'),
 };

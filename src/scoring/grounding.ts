@@ -13,6 +13,7 @@ import type { CocoFile, CocoAnnotation, CocoImage } from '../annotate/coco.js';
 import type { ResponseRecord } from '../mllm/types.js';
 import { boxIou, xywhToXyxy, type Box } from '../geometry/boxes.js';
 import { GsrError } from '../util/errors.js';
+import { BOX_FORMATS } from './box-formats.js';
 import { parseBox, type BoxFormatOption } from './box-parse.js';
 import { qwenSmartResize, type SmartResizeOptions } from './qwen-resize.js';
 import { mean, orderSplits } from './splits.js';
@@ -122,6 +123,9 @@ export function scoreGrounding(
 ): { result: GroundingResult; items: GroundingItemResult[] } {
   const threshold = options.iou ?? 0.5;
   if (!(threshold > 0 && threshold <= 1)) throw new GsrError(`IoU threshold must be in (0, 1], got ${threshold}`);
+  if (options.boxFormat !== 'auto' && !(BOX_FORMATS as readonly string[]).includes(options.boxFormat)) {
+    throw new GsrError(`unknown box format "${String(options.boxFormat)}" (known: auto, ${BOX_FORMATS.join(', ')})`);
+  }
   const truth = groundTruth(coco);
   const needsInputSize = options.boxFormat === 'qwen2.5-vl' || options.boxFormat === 'auto';
   const byObject = new Map<string, ResponseRecord>();

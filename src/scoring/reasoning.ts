@@ -248,7 +248,7 @@ export function scoreReasoning(
   if (models.size > 1) throw new GsrError(`responses hold several models (${[...models].sort().join(', ')}); choose one with the model option`);
   const byKey = responsesByKey(all, options.model);
   const items: ReasoningItemResult[] = [];
-  const tallies = new Map<string, ItemTally>();
+  const tallies = new Map<string, Map<string, ItemTally>>(); // split -> item -> tally
   const bias = new BiasTally();
   const splitBias = new Map<string, BiasTally>();
   const reasons: Record<string, number> = {};
@@ -261,9 +261,10 @@ export function scoreReasoning(
     if (response !== undefined) used.add(p.key);
     const r = scorePrompt(p, response);
     items.push(r);
-    const id = `${r.split}\u0000${r.item}`;
-    let t = tallies.get(id);
-    if (!t) tallies.set(id, (t = { split: r.split, relation: r.relation, prompts: 0, correct: 0, unparsed: 0, missing: 0, all: true, first: null }));
+    let inSplit = tallies.get(r.split);
+    if (!inSplit) tallies.set(r.split, (inSplit = new Map()));
+    let t = inSplit.get(r.item);
+    if (!t) inSplit.set(r.item, (t = { split: r.split, relation: r.relation, prompts: 0, correct: 0, unparsed: 0, missing: 0, all: true, first: null }));
     t.prompts++;
     if (r.correct) t.correct++;
     else t.all = false;
@@ -282,7 +283,7 @@ export function scoreReasoning(
   const splits = new Map<string, CellSum>();
   const relations = new Map<string, CellSum>();
   const splitRelations = new Map<string, CellSum>();
-  for (const t of tallies.values()) {
+  for (const t of [...tallies.values()].flatMap((m) => [...m.values()])) {
     sumInto(splits, t.split, t);
     sumInto(relations, t.relation, t);
     sumInto(splitRelations, `${t.split}/${t.relation}`, t);

@@ -89,4 +89,19 @@ describe('gsr analyze regression', () => {
     await expect(table({ data: bad, results: [RESULTS] })).rejects.toThrow(/either --data/);
     await expect(table({ data: bad, y: 'y' })).rejects.toThrow(/--x/);
   });
+
+  it('analyze dap and analyze correlation print JSON', { timeout: 180_000 }, () => {
+    const dap = runCli(['analyze', 'dap', '--results', RESULTS + '/model-alpha', '--json']);
+    expect(dap.status).toBe(0);
+    const rows = JSON.parse(dap.stdout) as { subset: string; n: number; mcnemar: { b: number; c: number; p: number } }[];
+    const all = rows.find((r) => r.subset === 'all')!;
+    // The example's DAP run fixes 2 of 4 items and breaks none: p = 2·P(X <= 0), X ~ Bin(2, 1/2) = 0.5.
+    expect([all.n, all.mcnemar.b, all.mcnemar.c]).toEqual([4, 2, 0]);
+    expect(all.mcnemar.p).toBeCloseTo(0.5, 14);
+    const cor = runCli(['analyze', 'correlation', '--data', MTCARS, '--y', 'mpg', '--x', 'wt', '--json']);
+    expect(cor.status).toBe(0);
+    const c = JSON.parse(cor.stdout);
+    expect(c.pearson.r).toBeCloseTo(-0.8676594, 7);
+    expect(c.spearman.r).toBeCloseTo(-0.886422, 6);
+  });
 });

@@ -61,7 +61,7 @@ describe('gsr annotate with fixture GroundingDINO + SAM + metric depth', () => {
     expect(r.status, r.stderr).toBe(0);
     stdout = r.stdout;
     coco = JSON.parse(readFileSync(join(out, 'annotations.json'), 'utf8')) as CocoFile;
-  }, 120_000);
+  }, 180_000);
 
   it('prints the summary', () => {
     expect(stdout).toMatch(/images: 1 done, 0 failed/);

@@ -116,6 +116,17 @@ describe('writeAnnotationsFromJournal', () => {
     ]);
   });
 
+  it('records relative depth with a per-image scale in info.depth', async () => {
+    const dir = tmp();
+    const path = join(dir, 'journal.jsonl');
+    const j = await openJournal(path, settings);
+    j.append({ ...done('a', ['mug']), depth: { unit: 'relative-inverse', larger: 'nearer' } });
+    j.close();
+    await writeAnnotationsFromJournal(path, join(dir, 'annotations.json'), info);
+    const coco = JSON.parse(readFileSync(join(dir, 'annotations.json'), 'utf8')) as CocoFile;
+    expect(coco.info.depth).toEqual({ unit: 'relative-inverse', larger: 'nearer', scale: 0, scale_per_image: true });
+  });
+
   it('writes a valid empty file for an empty journal', async () => {
     const dir = tmp();
     const path = join(dir, 'journal.jsonl');

@@ -3,10 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WHATSUP_SAMPLE_ROOT, runCli } from '../helpers/cli.js';
-import { tempDir, writeWhatsupFolder } from './fixtures.js';
+import { synthesizeDataset } from '../../src/datasets/index.js';
+import { listTree, tempDir, writeWhatsupFolder } from './fixtures.js';
 
 const oneLineError = (stderr: string) => {
-  expect(stderr).toMatch(/^gsr: error: /m);
+  expect(stderr, stderr).toMatch(/^gsr: error: /m);
   expect(stderr).not.toMatch(/\n\s+at /);
 };
 
@@ -38,10 +39,16 @@ describe('gsr dataset (CLI)', () => {
 
   it('synth writes a set and reports it; bad flags fail with one line', async () => {
     const dir = await tempDir();
-    const r = runCli(['dataset', 'synth', '--out', dir, '--count', '3', '--seed', '4', '--width', '320', '--height', '240', '--json']);
+    const r = runCli(['dataset', 'synth', '--out', dir, '--count', '4', '--seed', '4', '--width', '320', '--height', '240', '--workers', '2', '--json']);
     expect(r.status).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ scenes: 3, counts: { furniture: 1, tabletop: 1, 'one-object': 1 } });
-    expect(existsSync(join(dir, 'annotations.json'))).toBe(true);
+    expect(JSON.parse(r.stdout)).toMatchObject({ scenes: 4, counts: { furniture: 2, tabletop: 1, 'one-object': 1 } });
+    // Worker threads (the CLI) and in-process rendering give the same bytes.
+    const inProcess = await tempDir();
+    await synthesizeDataset({ out: inProcess, count: 4, seed: 4, width: 320, height: 240, workers: 0 });
+    const files = await listTree(dir);
+    expect(files).toEqual(await listTree(inProcess));
+    expect(files).toHaveLength(10);
+    for (const f of files) expect((await readFile(join(dir, f))).equals(await readFile(join(inProcess, f))), f).toBe(true);
     const bad = runCli(['dataset', 'synth', '--out', dir, '--count', '0']);
     expect(bad.status).toBe(1);
     oneLineError(bad.stderr);

@@ -1,6 +1,6 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import sharp from 'sharp';
 
 /** A fresh temporary folder. */
@@ -26,3 +26,12 @@ export async function writeWhatsupFolder(files: Record<string, unknown>, images:
 
 export const controlled = (image: string, captions: string[]) => ({ image_path: `data/${image}`, caption_options: captions });
 export const A_CAPTIONS = ['A mug on a table', 'A mug under a table', 'A mug to the left of a table', 'A mug to the right of a table'];
+
+/** Every file under `dir`, as sorted relative paths. */
+export async function listTree(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) out.push(relative(dir, join(e.parentPath, e.name)));
+  }
+  return out.sort();
+}

@@ -1,23 +1,15 @@
-import { readFile, readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CocoFile } from '../../src/annotate/coco.js';
 import { decodeDepthPng } from '../../src/annotate/depth-png.js';
 import { floorPointAt, makeCamera, parseCaption, project, readManifestAll, renderSyntheticScene, resolveItemImage, synthesizeDataset, type ManifestItem } from '../../src/datasets/index.js';
 import { rleDecode } from '../../src/geometry/rle.js';
-import { tempDir } from './fixtures.js';
+import { listTree, tempDir } from './fixtures.js';
 
 const SEED = 11;
 const COUNT = 12; // styles cycle every 3 scenes, relations every 12: one scene per style x relation.
-
-async function listTree(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile()) out.push(relative(dir, join(e.parentPath, e.name)));
-  }
-  return out.sort();
-}
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -34,8 +26,9 @@ describe('gsr dataset synth', () => {
   beforeAll(async () => {
     dirA = await tempDir('gsr-synth-a-');
     dirB = await tempDir('gsr-synth-b-');
-    await synthesizeDataset({ out: dirA, count: COUNT, seed: SEED });
-    await synthesizeDataset({ out: dirB, count: COUNT, seed: SEED });
+    // In-process here (vitest cannot start TypeScript workers); the CLI test compares worker output with this path.
+    await synthesizeDataset({ out: dirA, count: COUNT, seed: SEED, workers: 0 });
+    await synthesizeDataset({ out: dirB, count: COUNT, seed: SEED, workers: 0 });
     items = await readManifestAll(join(dirA, 'manifest.jsonl'));
     coco = JSON.parse(await readFile(join(dirA, 'annotations.json'), 'utf8')) as CocoFile;
   }, 120_000);
@@ -46,7 +39,7 @@ describe('gsr dataset synth', () => {
     expect(files).toHaveLength(2 + 2 * COUNT);
     for (const f of files) expect((await readFile(join(dirA, f))).equals(await readFile(join(dirB, f))), f).toBe(true);
     const dirC = await tempDir('gsr-synth-c-');
-    await synthesizeDataset({ out: dirC, count: 3, seed: SEED + 1 });
+    await synthesizeDataset({ out: dirC, count: 3, seed: SEED + 1, workers: 0 });
     expect((await readFile(join(dirC, 'images/synth-00000.jpg'))).equals(await readFile(join(dirA, 'images/synth-00000.jpg')))).toBe(false);
   }, 60_000);
 

@@ -56,6 +56,29 @@ function referenceCocoString(mask: Uint8Array, h: number, w: number): string {
   return s;
 }
 
+/** Transcription of pycocotools rleToBbox, for canonical runs. */
+function referenceBbox(cnts: number[], h: number, w: number): number[] {
+  const m = cnts.length - (cnts.length % 2);
+  if (m === 0) return [0, 0, 0, 0];
+  let [xs, ys, xe, ye, xp, cc] = [w, h, 0, 0, 0, 0];
+  for (let j = 0; j < m; j++) {
+    cc += cnts[j];
+    const t = cc - (j % 2);
+    const y = t % h;
+    const x = (t - y) / h;
+    if (j % 2 === 0) xp = x;
+    else if (xp < x) {
+      ys = 0;
+      ye = h - 1;
+    }
+    xs = Math.min(xs, x);
+    xe = Math.max(xe, x);
+    ys = Math.min(ys, y);
+    ye = Math.max(ye, y);
+  }
+  return [xs, ys, xe - xs + 1, ye - ys + 1];
+}
+
 function seeded(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
@@ -116,6 +139,7 @@ describe('rleEncode agrees with the C transcription', () => {
       expect(rle.counts).toBe(referenceCocoString(mask, h, w));
       expect(rleDecode(rle)).toEqual(mask);
       expect(rleArea(rle)).toBe(mask.reduce((a, v) => a + v, 0));
+      expect(rleToBbox(rle)).toEqual(referenceBbox(stringToRuns(rle.counts), h, w));
     }
   });
   it('large masks with thousands of runs and long runs', () => {
@@ -146,6 +170,10 @@ describe('rleToBbox', () => {
     // Column 0 rows 2..3 and column 1 rows 0..1 form one run: bbox spans rows 0..3.
     const { mask, h, w } = maskOf(['01', '01', '10', '10']);
     expect(rleToBbox(rleEncode(mask, h, w))).toEqual([0, 0, 2, 4]);
+  });
+  it('an empty run of ones in hand-made RLE is not a pixel', () => {
+    // Runs: 2 zeros, 0 ones, 3 zeros, 2 ones (column-major indices 5, 6 of a 4x4: column 1, rows 1-2).
+    expect(rleToBbox({ size: [4, 4], counts: [2, 0, 3, 2, 9] })).toEqual([1, 1, 1, 2]);
   });
   it('empty mask gives zeros', () => {
     expect(rleToBbox(rleEncode(new Uint8Array(12), 3, 4))).toEqual([0, 0, 0, 0]);

@@ -25,6 +25,9 @@ function okKeys(storePath: string, model = 'm1'): Set<string> {
   }
 }
 
+// Each test spawns the CLI from source (tsx); on a loaded 2-core machine one start can take tens of seconds.
+const SPAWN_TEST_TIMEOUT = 150_000;
+
 describe('gsr run (CLI) crash safety', () => {
   it('after kill -9 mid-run, the re-run completes the rest and asks nothing committed again', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsr-kill-'));
@@ -36,7 +39,7 @@ describe('gsr run (CLI) crash safety', () => {
     const args = ['run', '--prompts', path, '--model', 'm1', '--base-url', server.url, '--store', store, '--concurrency', String(concurrency), '--json'];
     const first = spawnCli(args);
     const killAt = 40 + Math.floor(Math.random() * 160);
-    await waitFor(() => server.totalRequests() >= killAt);
+    await waitFor(() => server.totalRequests() >= killAt, 110_000);
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
@@ -57,11 +60,13 @@ describe('gsr run (CLI) crash safety', () => {
     const repeated = prompts.filter((p) => (server.requests.get(p.text) ?? 0) > 1);
     expect(repeated.length).toBeLessThanOrEqual(concurrency);
     for (const p of prompts) expect(server.requests.get(p.text)).toBeGreaterThanOrEqual(1);
-  });
+  }, SPAWN_TEST_TIMEOUT);
 
   it('two runners on one store never ask the same prompt twice', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsr-two-'));
-    const server = await startFakeServer({ latencyMs: 10 });
+    // The gate holds all answers until 5 requests are open at once: more than one runner's
+    // concurrency (4), so both runners are provably working the store at the same time.
+    const server = await startFakeServer({ latencyMs: 10, gate: 5 });
     servers.push(server);
     const { path, prompts } = writePrompts(dir, 200);
     const store = join(dir, 'runs.sqlite');
@@ -70,11 +75,13 @@ describe('gsr run (CLI) crash safety', () => {
     expect([a.code, b.code]).toEqual([0, 0]);
     const [sa, sb] = [JSON.parse(a.stdout), JSON.parse(b.stdout)];
     expect(sa.ok + sb.ok).toBe(200);
+    expect(sa.ok).toBeGreaterThan(0);
+    expect(sb.ok).toBeGreaterThan(0);
     expect(sa.failed + sb.failed).toBe(0);
     expect(server.totalRequests()).toBe(200);
     for (const p of prompts) expect(server.requests.get(p.text)).toBe(1);
     expect(okKeys(store).size).toBe(200);
-  });
+  }, SPAWN_TEST_TIMEOUT);
 });
 
 describe('gsr responses export/import (CLI)', () => {
@@ -119,7 +126,7 @@ describe('gsr responses export/import (CLI)', () => {
     expect(lines.filter((l) => l.model === 'other').map((l) => [l.key, l.output, l.item, l.permutation])).toEqual(
       [[prompts[0].key, 'B', prompts[0].item, prompts[0].permutation], [prompts[1].key, 'C', prompts[1].item, prompts[1].permutation]].sort(),
     );
-  });
+  }, SPAWN_TEST_TIMEOUT);
 
   it('fails in one line on a missing store, unknown answerer, or unset key variable, and never prints the key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsr-err-'));
@@ -133,5 +140,5 @@ describe('gsr responses export/import (CLI)', () => {
     expect(unknown.stderr.trim()).toMatch(/^gsr: error: unknown answerer "nope" \(available: .*openai/);
     expect(noKey.stderr.trim()).toBe('gsr: error: environment variable GSR_TEST_UNSET_KEY (named by --api-key-env) is not set');
     for (const r of [noStore, unknown, noKey]) expect(r.code).not.toBe(0);
-  });
+  }, SPAWN_TEST_TIMEOUT);
 });

@@ -12,6 +12,8 @@ export interface FakeServerOptions {
   retryAfter?: string;
   /** Trickle: total time to send the body in slices. */
   trickleMs?: number;
+  /** Hold every answer until this many requests are open at once (proves clients overlap), then answer normally. */
+  gate?: number;
 }
 
 export interface FakeServer {
@@ -51,6 +53,8 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let total = 0;
+  let gateOpen = opts.gate === undefined;
+  const held: Array<() => void> = [];
   let inFlight = 0;
   let maxInFlight = 0;
   const later = (ms: number, fn: () => void) => {
@@ -125,13 +129,19 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
         }
       }
     };
-    if (opts.latencyMs) later(opts.latencyMs, respond);
-    else respond();
+    const go = () => (opts.latencyMs ? later(opts.latencyMs, respond) : respond());
+    if (gateOpen) go();
+    else held.push(go);
   };
 
   const server: Server = createServer((req, res) => {
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
+    if (!gateOpen && inFlight >= opts.gate!) {
+      gateOpen = true;
+      // Answer the held requests once this one is registered too.
+      setImmediate(() => held.splice(0).forEach((go) => go()));
+    }
     res.on('close', () => inFlight--);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

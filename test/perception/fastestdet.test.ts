@@ -1,6 +1,7 @@
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cocoClassesFor } from '../../src/perception/coco-classes.js';
+import { COCO_CLASSES, cocoClassesFor } from '../../src/perception/coco-classes.js';
 import { loadImage } from '../../src/perception/image.js';
 import { decodeFastestDet } from '../../src/perception/models/fastestdet.js';
 import { detectors } from '../../src/perception/registry.js';
@@ -8,6 +9,11 @@ import type { Detector } from '../../src/perception/types.js';
 import { FASTESTDET_ONNX, SAMPLE_ROOT } from './paths.js';
 
 describe('COCO synonym table', () => {
+  it('lists the classes in the real model\'s coco.names order', () => {
+    const names = readFileSync(join(dirname(FASTESTDET_ONNX), 'coco.names'), 'utf8').split('\n').filter(Boolean);
+    expect(COCO_CLASSES).toEqual(names);
+  });
+
   it('maps caption nouns to COCO classes', () => {
     expect(cocoClassesFor('mug')).toEqual([41]);
     expect(cocoClassesFor('The table.')).toEqual([60]);

@@ -86,24 +86,30 @@ function compare(p: PreparedImage, r: Stats, grid: number) {
       }
     }
   }
+  // Sums in tensor units; grey() is linear, so the grey mean is grey() of the tensor mean.
   const sums = new Float64Array(grid * grid * 3);
   const counts = new Float64Array(grid * grid);
   const mean = [0, 0, 0];
-  for (let y = 0; y < h; y++) {
-    const gy = Math.floor((y * grid) / h);
-    for (let x = 0; x < w; x++) {
-      const cell = gy * grid + Math.floor((x * grid) / w);
-      counts[cell]++;
-      for (let c = 0; c < 3; c++) {
-        const v = at(x, y, c);
-        sums[cell * 3 + c] += v;
-        mean[c] += v;
-      }
+  const colCell = Int32Array.from({ length: w }, (_, x) => Math.floor((x * grid) / w));
+  for (let c = 0; c < 3; c++) {
+    const base = c * plane;
+    for (let y = 0; y < h; y++) {
+      const rowCell = Math.floor((y * grid) / h) * grid;
+      const row = base + y * tw;
+      for (let x = 0; x < w; x++) sums[(rowCell + colCell[x]!) * 3 + c] += p.data[row + x]!;
     }
   }
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) counts[Math.floor((y * grid) / h) * grid + colCell[x]!]++;
+  for (let i = 0; i < grid * grid; i++) {
+    for (let c = 0; c < 3; c++) {
+      mean[c] += sums[i * 3 + c]!;
+      sums[i * 3 + c] = grey(sums[i * 3 + c]! / counts[i]!, c);
+    }
+  }
+  for (let c = 0; c < 3; c++) mean[c] = grey(mean[c]! / (w * h), c) * w * h;
   let gridMax = 0;
   for (let i = 0; i < grid * grid; i++) {
-    for (let c = 0; c < 3; c++) gridMax = Math.max(gridMax, Math.abs(sums[i * 3 + c]! / counts[i]! - r.grid_means[i * 3 + c]!));
+    for (let c = 0; c < 3; c++) gridMax = Math.max(gridMax, Math.abs(sums[i * 3 + c]! - r.grid_means[i * 3 + c]!));
   }
   const meanDiff = Math.max(...mean.map((m, c) => Math.abs(m / (w * h) - r.mean[c]!)));
   return { patchMad: patchSum / patchN, patchMax, gridMax, meanDiff };

@@ -108,7 +108,8 @@ describe('DAP prompts', () => {
   });
 });
 
-describe('gsr prompts (CLI)', () => {
+// These spawn the CLI from source; one start can take tens of seconds on a loaded 2-core machine.
+describe('gsr prompts (CLI)', { timeout: 150_000 }, () => {
   it('builds a prompt file with per-model templates and prints a JSON summary', () => {
     const dir = tempDir();
     const manifest = writeManifest(dir, sampleItems().slice(0, 1));

@@ -68,9 +68,12 @@ describe('parseBox: every declared format, real-looking answers', () => {
   it('paligemma: <locYYYY> x4, y first, 1024 bins', () => {
     expectBox(parseBox('<loc0256><loc0128><loc0768><loc0640> mug', opts('paligemma')), [80, 120, 400, 360]);
   });
+  it('pixels: a plain [x1, y1, x2, y2] in original-image pixels (other harnesses, baselines)', () => {
+    expectBox(parseBox('[64, 96, 320, 384]', opts('pixels')), GRID);
+  });
   it('covers every format name', () => {
     expect([...BOX_FORMATS].sort()).toEqual(
-      ['cogvlm', 'deepseek-vl2', 'florence2', 'gemini', 'internvl', 'kosmos2', 'llava', 'paligemma', 'qwen-vl', 'qwen2-vl', 'qwen2.5-vl', 'qwen3-vl'].sort(),
+      ['cogvlm', 'deepseek-vl2', 'florence2', 'gemini', 'internvl', 'kosmos2', 'llava', 'paligemma', 'pixels', 'qwen-vl', 'qwen2-vl', 'qwen2.5-vl', 'qwen3-vl'].sort(),
     );
   });
 });

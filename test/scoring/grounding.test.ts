@@ -47,6 +47,7 @@ describe('scoreGrounding', () => {
     const rs = [response('k2', q2(500, 200, 700, 400), { item: 'a1', role: 'object' })];
     expect(scoreGrounding(rs, coco(), { boxFormat: 'qwen2-vl', iou: 0.6 }).result.columns['whatsup-a/object'].hits).toBe(0);
     expect(() => scoreGrounding(rs, coco(), { boxFormat: 'qwen2-vl', iou: 0 })).toThrow(GsrError);
+    expect(() => scoreGrounding(rs, coco(), { boxFormat: 'yolo' as never })).toThrow(/unknown box format "yolo"/);
   });
   it('unparsed and missing boxes are misses, counted apart, 0 in mean IoU', () => {
     const rs = [

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
-import { findMatchingSubsets, formatSummary } from '../../analysis/index.js';
+import { findMatchingSubsets, formatSummary, pearson, spearman } from '../../analysis/index.js';
+import { loadAllResults } from '../../report/load-results.js';
 import { fitTable, loadRegressionTable, writeRegressionPlot } from '../../report/regression-output.js';
+import { buildDapTable } from '../../report/summary.js';
 import { GsrError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import { notice } from '../../util/log.js';
@@ -69,6 +71,52 @@ export function registerAnalyze(program: Command): void {
           for (const s of subsets.slice(0, 20)) process.stdout.write(`  (${s.length}) ${s.join(', ')}\n`);
         }
         if (o.plot) notice(`wrote ${o.plot}`);
+      }),
+    );
+
+  analyze
+    .command('correlation')
+    .description('Pearson and Spearman correlation (with p-values) of two metrics across models')
+    .option('--data <file.csv>', 'CSV with one row per model')
+    .option('--results <dir...>', 'results folders, one per model')
+    .requiredOption('--y <col>', 'first variable: a CSV column or a results metric')
+    .requiredOption('--x <col>', 'second variable: a CSV column or a results metric')
+    .option('--label <col>', 'CSV column naming each row')
+    .option('--json', 'print only JSON on stdout')
+    .action(
+      action(async (o: { data?: string; results?: string[]; y: string; x: string; label?: string; json?: boolean }) => {
+        const { table, source, warnings } = await loadRegressionTable({ ...o, x: [o.x] });
+        for (const w of warnings) notice(`warning: ${w}`);
+        const [xs, ys] = [table.x[0].values, table.y.values];
+        let result;
+        try {
+          result = { n: xs.length, x: o.x, y: o.y, pearson: pearson(xs, ys), spearman: spearman(xs, ys), labels: table.labels, skipped: table.skipped };
+        } catch (err) {
+          throw new GsrError(`${source}: ${(err as Error).message}`);
+        }
+        if (o.json) return printJson(result);
+        process.stdout.write(`${o.y} vs ${o.x} (n = ${result.n})\n`);
+        process.stdout.write(`Pearson r = ${result.pearson.r.toFixed(4)}, p = ${result.pearson.p.toPrecision(4)}\n`);
+        process.stdout.write(`Spearman rho = ${result.spearman.r.toFixed(4)}, p = ${result.spearman.p.toPrecision(4)}\n`);
+      }),
+    );
+
+  analyze
+    .command('dap')
+    .description('CircularEval with and without the depth hint on the same items, exact McNemar test')
+    .requiredOption('--results <dir...>', 'results folders with dap/ (and nodap/) subfolders')
+    .option('--json', 'print only JSON on stdout')
+    .action(
+      action(async (o: { results: string[]; json?: boolean }) => {
+        const results = await loadAllResults(o.results);
+        for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
+        const rows = buildDapTable(results);
+        if (o.json) return printJson(rows);
+        if (rows.length === 0) throw new GsrError('no DAP results: a results folder needs a dap/ subfolder with reasoning-items.jsonl');
+        process.stdout.write('model\tsplit\titems\tn\twithout\twith\tonly_with\tonly_without\tmcnemar_p\n');
+        for (const r of rows) {
+          process.stdout.write(`${r.model}\t${r.split}\t${r.subset}\t${r.n}\t${r.without.toFixed(4)}\t${r.with.toFixed(4)}\t${r.mcnemar.b}\t${r.mcnemar.c}\t${r.mcnemar.p.toPrecision(4)}\n`);
+        }
       }),
     );
 }

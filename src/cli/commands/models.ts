@@ -9,8 +9,12 @@ import { GsrError } from '../../util/errors.js';
 
 interface CommonOpts {
   modelsDir: string;
-  manifests: string;
+  manifests?: string;
   json?: boolean;
+}
+
+function manifestDirOf(opts: CommonOpts): string {
+  return opts.manifests ? resolve(opts.manifests) : MANIFEST_DIR;
 }
 
 function mib(bytes: number | null): string {
@@ -25,7 +29,7 @@ function table(rows: string[][]): string {
 function common(cmd: Command): Command {
   return cmd
     .option('--models-dir <dir>', 'folder holding <id>/ model files', 'models')
-    .option('--manifests <dir>', 'folder of model manifests (<id>.json)', MANIFEST_DIR)
+    .option('--manifests <dir>', "folder of model manifests (<id>.json); default: the package's models/")
     .option('--json', 'print the result as JSON');
 }
 
@@ -34,7 +38,7 @@ export function registerModels(program: Command): void {
 
   common(models.command('list').description('Show each model: installed or missing, size, licence')).action(
     action(async (opts: CommonOpts) => {
-      const rows = await listModels(resolve(opts.modelsDir), resolve(opts.manifests));
+      const rows = await listModels(resolve(opts.modelsDir), manifestDirOf(opts));
       if (opts.json) {
         printJson(rows);
         return;
@@ -49,7 +53,7 @@ export function registerModels(program: Command): void {
     .argument('<id>', 'model id (see `gsr models list`)')
     .action(
       action(async (id: string, opts: CommonOpts) => {
-        const manifest = await getManifest(id, resolve(opts.manifests));
+        const manifest = await getManifest(id, manifestDirOf(opts));
         const files = await pullModel(manifest, resolve(opts.modelsDir));
         if (opts.json) {
           printJson({ id, files });
@@ -68,7 +72,7 @@ export function registerModels(program: Command): void {
     .option('--role <role>', 'for a file: the file role (model, encoder, decoder)')
     .action(
       action(async (target: string, opts: CommonOpts & { model?: string; role?: string }) => {
-        const manifestDir = resolve(opts.manifests);
+        const manifestDir = manifestDirOf(opts);
         const known = (await listManifests(manifestDir)).some((m) => m.id === target);
         if (known && !(existsSync(target) && statSync(target).isFile())) {
           const checks = await verifyInstalled(await getManifest(target, manifestDir), resolve(opts.modelsDir));

@@ -14,10 +14,15 @@ interface Slot {
   dead?: Error;
 }
 
-function workerUrl(): URL {
-  // Sources run through a TypeScript loader (tsx) name the worker .ts; the build names it .js.
-  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-  return new URL(`./render-worker.${ext}`, import.meta.url);
+/**
+ * The worker module. TypeScript sources (run through tsx, as in development and tests) start the
+ * worker through a tiny bootstrap that registers tsx in the worker first.
+ */
+function workerEntry(): URL {
+  if (!import.meta.url.endsWith('.ts')) return new URL('./render-worker.js', import.meta.url);
+  const target = new URL('./render-worker.ts', import.meta.url).href;
+  const code = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); await import(${JSON.stringify(target)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
 }
 
 export class RenderPool {
@@ -31,7 +36,7 @@ export class RenderPool {
     try {
       await Promise.all(
         Array.from({ length: size }, async () => {
-          const worker = new Worker(workerUrl());
+          const worker = new Worker(workerEntry());
           const slot: Slot = { worker, waiting: new Map() };
           pool.slots.push(slot);
           await new Promise<void>((resolve, reject) => {

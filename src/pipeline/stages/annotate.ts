@@ -11,7 +11,7 @@ import { GsrError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import type { PipelineConfig } from '../config.js';
 import type { Stage, StageContext } from '../engine.js';
-import { fileDigest } from '../hash.js';
+import { sha256File } from '../../perception/store.js';
 import { EXACT_ANNOTATIONS_FILE, MANIFEST_FILE } from './dataset.js';
 
 export const ANNOTATIONS = 'annotations.json';
@@ -72,9 +72,9 @@ function reanchorDepth(coco: CocoFile, fromDir: string, toDir: string): CocoFile
   return { ...coco, images: coco.images.map((im) => (im.depth_file ? { ...im, depth_file: relative(toDir, resolve(fromDir, im.depth_file)).split('\\').join('/') } : im)) };
 }
 
-async function runAnnotator(config: PipelineConfig, ctx: StageContext, manifest: string, outDir: string) {
+async function runAnnotator(config: PipelineConfig, ctx: StageContext, manifest: string, outDir: string, limit = Infinity) {
   const m = annotatorModels(config);
-  const targets = await targetsFromManifest(manifest);
+  const targets = (await targetsFromManifest(manifest)).slice(0, limit);
   ctx.progress.start(targets.length, 'images');
   return annotate({
     targets, outDir, detector: m.detector, segmenter: m.segmenter, depth: m.depth, modelsDir: m.modelsDir, device: m.device, params: m.params,
@@ -89,9 +89,9 @@ export function annotateStage(config: PipelineConfig): Stage {
   return {
     name: 'annotate',
     after: ['dataset'],
-    settings: { source, models: source === 'file' ? null : m, compare: source === 'exact' && config.annotations.compare_models },
+    settings: { source, models: source === 'file' ? null : m, compare: source === 'exact' && config.annotations.compare_models ? config.annotations.compare_limit : null },
     async fingerprint() {
-      if (source === 'file') return { file: await fileDigest(config.annotations.file!) };
+      if (source === 'file') return { file: await sha256File(config.annotations.file!) };
       // Installing a model changes what an exact-truth run does (it adds the quality comparison).
       return { missing: await missingModels(wanted, m.modelsDir) };
     },
@@ -118,13 +118,19 @@ export function annotateStage(config: PipelineConfig): Stage {
         } else if (missing.length > 0) {
           summary.perception = `exact synthetic ground truth (no ${missing.includes(m.detector) ? 'detector' : 'model'} installed: run \`gsr models pull ${missing[0]}\`)`;
         } else {
-          const auto = await runAnnotator(config, ctx, manifest, join(ctx.dir, 'auto'));
-          const quality = annotationQuality(await readCocoFile(auto.annotations_file), truth);
+          const limit = config.annotations.compare_limit;
+          const auto = await runAnnotator(config, ctx, manifest, join(ctx.dir, 'auto'), limit);
+          // Compared on the scenes it annotated only, so the rest do not count as misses.
+          const pred = await readCocoFile(auto.annotations_file);
+          const done = new Set(pred.images.map((im) => im.item_id));
+          const images = truth.images.filter((im) => done.has(im.item_id));
+          const ids = new Set(images.map((im) => im.id));
+          const quality = annotationQuality(pred, { ...truth, images, annotations: truth.annotations.filter((a) => ids.has(a.image_id)) });
           await writeJsonAtomic(join(ctx.dir, 'quality.json'), quality);
           summary.quality = quality;
           summary.failed = auto.images_failed;
           const r50 = quality.recall_at_50 === null ? 'n/a' : `${(quality.recall_at_50 * 100).toFixed(1)}%`;
-          summary.perception = `exact synthetic ground truth; auto-annotator (${wanted.join(' + ')}) box recall@0.5 ${r50} against it`;
+          summary.perception = `exact synthetic ground truth; auto-annotator (${wanted.join(' + ')}) on ${images.length} scenes: box recall@0.5 ${r50} against it`;
         }
         return summary;
       }

@@ -10,7 +10,7 @@ import { readJsonl } from '../../util/jsonl.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import type { ModelConfig, PipelineConfig, PipelineTask } from '../config.js';
 import type { Stage } from '../engine.js';
-import { fileDigest } from '../hash.js';
+import { sha256File } from '../../perception/store.js';
 import { ANNOTATIONS } from './annotate.js';
 import { promptFileFor } from './prompts.js';
 
@@ -56,7 +56,7 @@ export function answerStage(config: PipelineConfig, signal?: AbortSignal): Stage
     async run(ctx): Promise<AnswerStageSummary> {
       const promptsDir = ctx.input('prompts');
       const annotations = join(ctx.input('annotate'), ANNOTATIONS);
-      const annotationsSha = await fileDigest(annotations);
+      const annotationsSha = await sha256File(annotations);
       const store = RunStore.open(join(ctx.stateDir, STORE_FILE));
       const summary: AnswerStageSummary = { models: [] };
       try {

@@ -4,12 +4,13 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { importWhatsup, readManifest, synthesizeDataset, type ManifestItem } from '../../datasets/index.js';
+import { importWhatsup, readManifest, resolveItemImage, synthesizeDataset, type ManifestItem } from '../../datasets/index.js';
 import { writeJsonlAtomic } from '../../util/fs.js';
 import { VERSION } from '../../version.js';
 import type { PipelineConfig } from '../config.js';
 import type { Stage } from '../engine.js';
-import { fileDigest, listFiles } from '../hash.js';
+import { sha256File } from '../../perception/store.js';
+import { listFiles } from '../hash.js';
 
 export const MANIFEST_FILE = 'manifest.jsonl';
 /** Exact annotations the synthetic renderer writes beside its manifest. */
@@ -41,9 +42,18 @@ export function datasetStage(config: PipelineConfig): Stage {
       if (d.whatsup) {
         // The record files by content; the images by name, size and time.
         const jsons = (await readdir(d.whatsup.root)).filter((n) => n.endsWith('.json')).sort();
-        return { json: await Promise.all(jsons.map(async (n) => [n, await fileDigest(join(d.whatsup!.root, n))])), tree: await treeFingerprint(d.whatsup.root) };
+        return { json: await Promise.all(jsons.map(async (n) => [n, await sha256File(join(d.whatsup!.root, n))])), tree: await treeFingerprint(d.whatsup.root) };
       }
-      if (d.manifest) return { manifest: await fileDigest(d.manifest) };
+      if (d.manifest) {
+        // The manifest by content; the images it names by size and time.
+        const images: Array<[string, number, number] | [string, null]> = [];
+        for await (const item of readManifest(d.manifest)) {
+          const path = resolveItemImage(item, d.manifest);
+          const s = await stat(path).catch(() => null);
+          images.push(s ? [path, s.size, s.mtimeMs] : [path, null]);
+        }
+        return { manifest: await sha256File(d.manifest), images };
+      }
       return null;
     },
     async run(ctx): Promise<DatasetSummary> {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { buildPromptFile, type BuildPromptsSummary } from '../../prompts/index.js';
 import type { ModelConfig, PipelineConfig, PipelineTask } from '../config.js';
 import type { Stage } from '../engine.js';
-import { fileDigest } from '../hash.js';
+import { sha256File } from '../../perception/store.js';
 import { ANNOTATIONS } from './annotate.js';
 import { MANIFEST_FILE } from './dataset.js';
 
@@ -31,7 +31,7 @@ export function promptsStage(config: PipelineConfig): Stage {
     after: ['dataset', 'annotate'],
     settings: { tasks: p.tasks, permutations: p.permutations, dap: p.dap, sets: sets.map((s) => ({ name: s.name, model: s.model })) },
     async fingerprint() {
-      return Promise.all(sets.map(async (s) => (s.templates ? fileDigest(s.templates) : null)));
+      return Promise.all(sets.map(async (s) => (s.templates ? sha256File(s.templates) : null)));
     },
     async run(ctx): Promise<PromptsStageSummary> {
       const manifest = join(ctx.input('dataset'), MANIFEST_FILE);
