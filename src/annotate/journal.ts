@@ -115,7 +115,11 @@ export async function openJournal(path: string, settings: RunSettings, options: 
         throw new GsrError(`${path}:${line}: unknown journal record type`);
       }
     }
-    if (header) {
+    if (header && finished.size === 0) {
+      // Nothing finished yet (e.g. a model failed to load): the new settings simply replace the old.
+      rmSync(path, { force: true });
+      header = undefined;
+    } else if (header) {
       const diff = describeDifference(header.settings, settings);
       if (diff !== '') {
         throw new GsrError(`${path} was written with other settings (${diff}); use another --out or pass --restart`);

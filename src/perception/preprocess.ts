@@ -113,18 +113,21 @@ export function toChw(pixels: Uint8Array, w: number, h: number, opts: ChwOptions
   const [ph, pw] = opts.padTo ?? [h, w];
   const out = new Float32Array(3 * ph * pw);
   const plane = ph * pw;
-  const lut = new Float32Array(256);
-  for (let c = 0; c < 3; c++) {
-    // Same operation order as numpy: v * (1/255), then (x - mean) / std, in float32; one table per channel.
-    const scale = Math.fround(1 / 255);
+  // Same operation order as numpy: v * (1/255), then (x - mean) / std, in float32; one table per channel.
+  const scale = Math.fround(1 / 255);
+  const luts = [0, 1, 2].map((c) => {
     const mean = Math.fround(opts.mean[c]!);
     const std = Math.fround(opts.std[c]!);
-    for (let v = 0; v < 256; v++) lut[v] = (Math.fround(v * scale) - mean) / std;
-    const base = c * plane;
-    for (let y = 0; y < h; y++) {
-      const row = base + y * pw;
-      let src = y * w * 3 + c;
-      for (let x = 0; x < w; x++, src += 3) out[row + x] = lut[pixels[src]!]!;
+    return Float32Array.from({ length: 256 }, (_, v) => (Math.fround(v * scale) - mean) / std);
+  });
+  const [lr, lg, lb] = luts as [Float32Array, Float32Array, Float32Array];
+  for (let y = 0; y < h; y++) {
+    let src = y * w * 3;
+    let o = y * pw;
+    for (let x = 0; x < w; x++, src += 3, o++) {
+      out[o] = lr[pixels[src]!]!;
+      out[plane + o] = lg[pixels[src + 1]!]!;
+      out[2 * plane + o] = lb[pixels[src + 2]!]!;
     }
   }
   return out;

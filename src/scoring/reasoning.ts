@@ -102,15 +102,17 @@ function answerIndexOf(p: PromptRecord): number {
   return /^[A-Z]$/.test(p.expected) ? p.expected.charCodeAt(0) - 65 : -1;
 }
 
-/** Picks the response per key: the last `ok` one, else the last one. */
-function responsesByKey(responses: Iterable<ResponseRecord>, model: string | undefined): Map<string, ResponseRecord> {
-  const out = new Map<string, ResponseRecord>();
+/** Picks the response per key (the last `ok` one, else the last one) and lists the models seen. */
+function responsesByKey(responses: Iterable<ResponseRecord>, model: string | undefined): { byKey: Map<string, ResponseRecord>; models: Set<string> } {
+  const byKey = new Map<string, ResponseRecord>();
+  const models = new Set<string>();
   for (const r of responses) {
     if (model !== undefined && r.model !== model) continue;
-    const prev = out.get(r.key);
-    if (prev === undefined || r.status === 'ok' || prev.status !== 'ok') out.set(r.key, r);
+    models.add(r.model);
+    const prev = byKey.get(r.key);
+    if (prev === undefined || r.status === 'ok' || prev.status !== 'ok') byKey.set(r.key, r);
   }
-  return out;
+  return { byKey, models };
 }
 
 /** Scores one prompt against its response (or its absence). */
@@ -243,10 +245,8 @@ export function scoreReasoning(
   options: ScoreReasoningOptions = {},
 ): { result: ReasoningResult; items: ReasoningItemResult[] } {
   const mode = options.mode ?? 'both';
-  const all = [...responses];
-  const models = new Set(all.filter((r) => options.model === undefined || r.model === options.model).map((r) => r.model));
+  const { byKey, models } = responsesByKey(responses, options.model);
   if (models.size > 1) throw new GsrError(`responses hold several models (${[...models].sort().join(', ')}); choose one with the model option`);
-  const byKey = responsesByKey(all, options.model);
   const items: ReasoningItemResult[] = [];
   const tallies = new Map<string, Map<string, ItemTally>>(); // split -> item -> tally
   const bias = new BiasTally();

@@ -67,12 +67,22 @@ describe('run journal', () => {
 
   it('refuses to resume with other settings unless restarted', async () => {
     const path = join(tmp(), 'journal.jsonl');
-    (await openJournal(path, settings)).close();
+    const first = await openJournal(path, settings);
+    first.append(done('a', ['mug']));
+    first.close();
     const other = { ...settings, params: { box_threshold: 0.5 } };
     await expect(openJournal(path, other)).rejects.toThrow(/other settings \(params: .*0\.35.*0\.5.*--restart/);
     const fresh = await openJournal(path, other, { restart: true });
     expect(fresh.finished.size).toBe(0);
     fresh.close();
+  });
+
+  it('lets new settings replace a journal in which nothing finished', async () => {
+    const path = join(tmp(), 'journal.jsonl');
+    (await openJournal(path, { ...settings, detector: 'typo' })).close();
+    const j = await openJournal(path, settings);
+    expect(j.header.settings).toEqual(settings);
+    j.close();
   });
 
   it('names the file and line of a corrupt middle line', async () => {

@@ -225,3 +225,25 @@ models:
     expect(existsSync(result.report!)).toBe(true);
   }, 120_000);
 });
+
+describe('synthetic data with an installed detector', () => {
+  it('keeps the exact truth and reports the auto-annotator\'s quality against it', async () => {
+    const out = join(work, 'out-compare');
+    const file = pipelineFile('compare', `name: compare
+out: ${out}
+dataset:
+  synthetic: { count: 6, seed: 2 }
+annotations:
+  source: exact
+  compare_limit: 4
+  models: { detector: fastestdet, models_dir: ${join(FASTESTDET_DIR, '..')}, device: cpu }
+stop_after: annotate
+`);
+    const result = await runPipeline(file, { log: () => {} });
+    expect(result.stages.map((s) => s.name)).toEqual(['dataset', 'annotate']);
+    expect(result.perception).toMatch(/^exact synthetic ground truth; auto-annotator \(fastestdet\) on 4 scenes: box recall@0\.5 (\d+\.\d%|n\/a) against it$/);
+    const quality = JSON.parse(readFileSync(join(out, 'annotate', 'quality.json'), 'utf8'));
+    expect(quality.images.truth).toBe(4);
+    expect(JSON.parse(readFileSync(join(out, 'annotate', 'annotations.json'), 'utf8')).info.source).toBe('exact-synthetic');
+  }, 120_000);
+});

@@ -15,13 +15,16 @@ export interface EntityStats {
   meanDepth: number;
 }
 
-/** Visible pixel count, pixel bounds (inclusive) and mean depth of each entity label. */
-export function entityStats(r: Rendered, maxLabel: number): EntityStats[] {
+/**
+ * Visible pixel count, pixel bounds (inclusive) and mean depth of each entity label, scanning
+ * `region` ([x0, x1) x [y0, y1), default the whole image), which must hold all their pixels.
+ */
+export function entityStats(r: Rendered, maxLabel: number, region = { x0: 0, x1: r.width, y0: 0, y1: r.height }): EntityStats[] {
   const stats: EntityStats[] = [];
   for (let e = 0; e <= maxLabel; e++) stats.push({ pixels: 0, x0: Infinity, x1: -Infinity, y0: Infinity, y1: -Infinity, meanDepth: 0 });
-  const { width: w, height: h, label, depth } = r;
-  for (let y = 0, i = 0; y < h; y++) {
-    for (let x = 0; x < w; x++, i++) {
+  const { width: w, label, depth } = r;
+  for (let y = region.y0; y < region.y1; y++) {
+    for (let x = region.x0, i = y * w + region.x0; x < region.x1; x++, i++) {
       const e = label[i];
       if (e === 0 || e > maxLabel) continue;
       const s = stats[e];
@@ -43,7 +46,7 @@ export function entityStats(r: Rendered, maxLabel: number): EntityStats[] {
  */
 export function checkRendered(scene: Scene, r: Rendered): { reason: string | null; entities: EntityStats[] } {
   const named = scene.object === null ? 1 : 2;
-  const entities = entityStats(r, named);
+  const entities = entityStats(r, named, namedObjectsRegion(scene) ?? undefined);
   return { reason: relationProblem(scene, r, entities), entities };
 }
 
@@ -89,12 +92,23 @@ function relationProblem(scene: Scene, r: Rendered, stats: EntityStats[]): strin
  */
 export function namedObjectsInFrame(scene: Scene): boolean {
   const { width, height } = scene.camera;
+  const s = namedObjectsRegion(scene);
+  // screenBounds pads by one pixel and clips, so touching the clip means nearing the border.
+  return s !== null && s.x0 > 0 && s.y0 > 0 && s.x1 < width && s.y1 < height;
+}
+
+/** Pixel rectangle holding every solid of the named objects (clipped to the image); null if one is off screen. */
+function namedObjectsRegion(scene: Scene): { x0: number; x1: number; y0: number; y1: number } | null {
+  const region = { x0: Infinity, x1: -Infinity, y0: Infinity, y1: -Infinity };
   for (const part of scene.parts) {
     if (part.entity > 2) continue;
     const b = solidBounds(part.solid);
     const s = screenBounds(scene, b.min, b.max);
-    // screenBounds pads by one pixel and clips, so touching the clip means nearing the border.
-    if (s === null || s.x0 <= 0 || s.y0 <= 0 || s.x1 >= width || s.y1 >= height) return false;
+    if (s === null) return null;
+    region.x0 = Math.min(region.x0, s.x0);
+    region.x1 = Math.max(region.x1, s.x1);
+    region.y0 = Math.min(region.y0, s.y0);
+    region.y1 = Math.max(region.y1, s.y1);
   }
-  return true;
+  return region;
 }

@@ -28,26 +28,46 @@ const SRGB_LUT = (() => {
   return lut;
 })();
 
-/** Sensor noise, -3..+3 grey levels: a fixed table read at a per-scene offset (cheaper than a hash per pixel). */
+/**
+ * Sensor noise of -3..+3 grey levels: a fixed table of offsets 0..6 read at a per-scene offset
+ * (cheaper than a hash per pixel), applied through a clamped lookup NOISY[offset * 256 + byte].
+ */
 const NOISE_SIZE = 1 << 16;
+const NOISE_MASK = NOISE_SIZE - 1;
 const NOISE = (() => {
-  const t = new Int8Array(NOISE_SIZE);
-  for (let i = 0; i < NOISE_SIZE; i++) t[i] = (hash32(i, 0x6e6f6973) % 7) - 3;
+  const t = new Uint8Array(NOISE_SIZE);
+  for (let i = 0; i < NOISE_SIZE; i++) t[i] = hash32(i, 0x6e6f6973) % 7;
+  return t;
+})();
+const NOISY = (() => {
+  const t = new Uint8Array(7 * 256);
+  for (let n = 0; n < 7; n++) for (let b = 0; b < 256; b++) t[n * 256 + b] = Math.min(255, Math.max(0, b + n - 3));
   return t;
 })();
 
-/** Writes one pixel: linear RGB -> sRGB bytes plus noise. */
-function put(rgb: Uint8Array, i: number, r: number, g: number, b: number, noiseOffset: number): void {
-  const j = i * 3;
-  rgb[j] = toByteNoisy(r, NOISE[(j + noiseOffset) & (NOISE_SIZE - 1)]);
-  rgb[j + 1] = toByteNoisy(g, NOISE[(j + 1 + noiseOffset) & (NOISE_SIZE - 1)]);
-  rgb[j + 2] = toByteNoisy(b, NOISE[(j + 2 + noiseOffset) & (NOISE_SIZE - 1)]);
+function toByte(linear: number): number {
+  const i = linear * LUT_SIZE;
+  return SRGB_LUT[i <= 0 ? 0 : i >= LUT_SIZE ? LUT_SIZE : i | 0];
 }
 
-function toByteNoisy(linear: number, noise: number): number {
-  const i = linear * LUT_SIZE;
-  const v = SRGB_LUT[i <= 0 ? 0 : i >= LUT_SIZE ? LUT_SIZE : i | 0] + noise;
-  return v < 0 ? 0 : v > 255 ? 255 : v;
+/** Writes sRGB bytes plus noise at byte offset j. */
+function putBytes(rgb: Uint8Array, j: number, r: number, g: number, b: number, noiseOffset: number): void {
+  rgb[j] = NOISY[(NOISE[(j + noiseOffset) & NOISE_MASK] << 8) | r];
+  rgb[j + 1] = NOISY[(NOISE[(j + 1 + noiseOffset) & NOISE_MASK] << 8) | g];
+  rgb[j + 2] = NOISY[(NOISE[(j + 2 + noiseOffset) & NOISE_MASK] << 8) | b];
+}
+
+/** Writes one pixel from linear RGB. */
+function put(rgb: Uint8Array, i: number, r: number, g: number, b: number, noiseOffset: number): void {
+  putBytes(rgb, i * 3, toByte(r), toByte(g), toByte(b), noiseOffset);
+}
+
+function fillRow(out: Float32Array, c: Vec3): void {
+  for (let j = 0; j < out.length; j += 3) {
+    out[j] = c[0];
+    out[j + 1] = c[1];
+    out[j + 2] = c[2];
+  }
 }
 
 /**
@@ -57,12 +77,17 @@ function toByteNoisy(linear: number, noise: number): number {
 function floorRow(s: Surface, t: number, z: number, us: Float64Array, out: Float32Array): void {
   const w = us.length;
   if (s.pattern === 'plain') {
-    for (let x = 0; x < w; x++) out.set(s.a, x * 3);
+    fillRow(out, s.a);
     return;
   }
   if (s.pattern === 'checker') {
     const zCell = Math.floor(z / s.tile);
-    for (let x = 0; x < w; x++) out.set((Math.floor((t * us[x]) / s.tile) + zCell) & 1 ? s.b : s.a, x * 3);
+    for (let x = 0; x < w; x++) {
+      const c = (Math.floor((t * us[x]) / s.tile) + zCell) & 1 ? s.b : s.a;
+      out[x * 3] = c[0];
+      out[x * 3 + 1] = c[1];
+      out[x * 3 + 2] = c[2];
+    }
     return;
   }
   let plank = NaN;
@@ -93,9 +118,10 @@ export function renderScene(scene: Scene, noiseSeed: number): Rendered {
   const cosP = Math.cos(cam.pitch);
   const us = new Float64Array(w);
   for (let x = 0; x < w; x++) us[x] = (x + 0.5 - cam.cx) / cam.fx;
-  // Soft vignette, as lenses and room lights give: 1 - vx[x] - vy[y].
+  // Soft vignette, as lenses and room lights give: 1 - vx[x] - vy[y]. Across a row it is kept in
+  // 8-pixel steps (under 0.3% apart), so runs of equal colour reuse their bytes.
   const vx = new Float64Array(w);
-  for (let x = 0; x < w; x++) vx[x] = 0.5 * ((x + 0.5 - cam.cx) / w) ** 2;
+  for (let x = 0; x < w; x++) vx[x] = 0.5 * ((((x >> 3) << 3) + 4 - cam.cx) / w) ** 2;
   const vy = new Float64Array(h);
   for (let y = 0; y < h; y++) vy[y] = 0.5 * ((y + 0.5 - cam.cy) / h) ** 2;
   const noiseOffset = noiseSeed & (NOISE_SIZE - 1);
@@ -123,16 +149,36 @@ export function renderScene(scene: Scene, noiseSeed: number): Rendered {
       const worldY = cam.heightM + t * dy;
       const a = worldY < wall.baseboard ? wall.baseboardAlbedo : wall.albedo;
       const k = 1 - 0.15 * Math.min(1, worldY / 2.5);
-      for (let x = 0; x < w; x++) rowAlbedo.set(a, x * 3);
+      fillRow(rowAlbedo, a);
       rowLight = wallLight * k;
     }
     const kr = rowLight * light.tint[0];
     const kg = rowLight * light.tint[1];
     const kb = rowLight * light.tint[2];
     const vyy = 1 - vy[y];
-    for (let x = 0; x < w; x++) {
-      const l = vyy - vx[x];
-      put(rgb, y * w + x, rowAlbedo[x * 3] * kr * l, rowAlbedo[x * 3 + 1] * kg * l, rowAlbedo[x * 3 + 2] * kb * l, noiseOffset);
+    let pr = NaN;
+    let pg = NaN;
+    let pb = NaN;
+    let pv = NaN;
+    let br = 0;
+    let bg = 0;
+    let bb = 0;
+    for (let x = 0, j = y * w * 3; x < w; x++, j += 3) {
+      const ar = rowAlbedo[x * 3];
+      const ag = rowAlbedo[x * 3 + 1];
+      const ab = rowAlbedo[x * 3 + 2];
+      const vv = vx[x];
+      if (ar !== pr || ag !== pg || ab !== pb || vv !== pv) {
+        const l = vyy - vv;
+        br = toByte(ar * kr * l);
+        bg = toByte(ag * kg * l);
+        bb = toByte(ab * kb * l);
+        pr = ar;
+        pg = ag;
+        pb = ab;
+        pv = vv;
+      }
+      putBytes(rgb, j, br, bg, bb, noiseOffset);
     }
   }
 
