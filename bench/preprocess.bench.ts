@@ -22,17 +22,11 @@ import {
   type Size,
 } from '../src/perception/preprocess.js';
 import { depthEstimators, detectors, segmenters } from '../src/perception/registry.js';
+import { SAMPLE_PHOTOS, SAMPLE_ROOT } from '../test/perception/paths.js';
 import { writeDepthFixture, writeGroundingDinoFixture, writeSamDecoderFixture, writeSamEncoderFixture } from '../test/helpers/onnx-fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const SAMPLE = join(ROOT, '../shared/data/whatsup-sample/data');
-const PHOTOS = [
-  'controlled_clevr/mug_behind_plate.jpeg', 'controlled_clevr/mug_in-front_of_plate.jpeg', 'controlled_clevr/mug_left_of_plate.jpeg',
-  'controlled_clevr/mug_right_of_plate.jpeg', 'controlled_images/dog_left_of_table.jpeg', 'controlled_images/dog_on_table.jpeg',
-  'controlled_images/dog_right_of_table.jpeg', 'controlled_images/dog_under_table.jpeg', 'controlled_images/mug_left_of_table.jpeg',
-  'controlled_images/mug_on_table.jpeg', 'controlled_images/mug_right_of_table.jpeg', 'controlled_images/mug_under_table.jpeg',
-  'val2017/000000000001.jpg', 'val2017/000000000002.jpg', 'vg_images/1.jpg', 'vg_images/2.jpg',
-].map((p) => join(SAMPLE, p));
+const PHOTOS = SAMPLE_PHOTOS.map((p) => join(SAMPLE_ROOT, p));
 const ROUNDS = Number(process.env.GSR_BENCH_ROUNDS ?? 5);
 
 const IMNET = { image_mean: [0.485, 0.456, 0.406], image_std: [0.229, 0.224, 0.225], do_rescale: true, rescale_factor: 1 / 255, do_normalize: true };

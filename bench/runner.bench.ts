@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -108,19 +108,26 @@ async function acceptance(dir: string) {
   };
 }
 
+/** GSR_BENCH_SECTIONS=throughput,resume,acceptance picks sections (default: all). */
 export default async function runnerBench() {
+  const sections = (process.env.GSR_BENCH_SECTIONS ?? 'throughput,resume,acceptance').split(',');
   const dir = mkdtempSync(join(tmpdir(), 'gsr-runner-bench-'));
+  const figures: Record<string, unknown> = { latency_ms: LATENCY_MS };
   try {
-    const endpoint = await startEndpoint();
-    const tp = [];
-    try {
-      for (const c of [8, 16, 32, 64]) tp.push(await throughput(dir, endpoint.url, c));
-    } finally {
-      endpoint.stop();
+    if (sections.includes('throughput')) {
+      const endpoint = await startEndpoint();
+      const tp = [];
+      try {
+        for (const c of [8, 16, 32, 64]) tp.push(await throughput(dir, endpoint.url, c));
+      } finally {
+        endpoint.stop();
+      }
+      figures.throughput = tp;
     }
-    const res = await resume(dir);
-    const acc = await acceptance(dir);
-    return { latency_ms: LATENCY_MS, throughput: tp, resume: res, acceptance: acc };
+    if (sections.includes('resume')) figures.resume = await resume(dir);
+    if (sections.includes('acceptance')) figures.acceptance = await acceptance(dir);
+    figures.load_average_1min_at_end = +loadavg()[0].toFixed(1);
+    return figures;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

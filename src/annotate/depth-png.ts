@@ -34,10 +34,10 @@ export async function encodeDepthPng(map: DepthMap): Promise<{ png: Buffer; scal
   return { png, scale };
 }
 
-/** Encodes already quantised 16-bit values (row-major) as a greyscale PNG. */
-export function encodeDepthValuesPng(values: Uint16Array, width: number, height: number): Promise<Buffer> {
+/** Encodes already quantised 16-bit values (row-major) as a greyscale PNG (zlib level 0-9). */
+export function encodeDepthValuesPng(values: Uint16Array, width: number, height: number, compressionLevel = 6): Promise<Buffer> {
   // sharp takes the sample depth from the typed array's type, so a Uint16Array stays 16-bit.
-  return sharp(values, { raw: { width, height, channels: 1 } }).toColourspace('grey16').png({ compressionLevel: 6 }).toBuffer();
+  return sharp(values, { raw: { width, height, channels: 1 } }).toColourspace('grey16').png({ compressionLevel }).toBuffer();
 }
 
 /** Decodes a depth PNG written by {@link encodeDepthPng} back to depth values in its unit. */

@@ -51,6 +51,8 @@ export interface AnnotateOptions {
   /** Stops after the current image; the output is still rebuilt and valid. */
   signal?: AbortSignal;
   progress?: Progress;
+  /** Called once the journal is read: how many images there are, were finished before, and remain. */
+  onPlan?: (plan: { total: number; skipped: number; todo: number }) => void;
 }
 
 export interface AnnotateRunSummary extends AnnotateSummary {
@@ -150,6 +152,7 @@ export async function annotate(o: AnnotateOptions): Promise<AnnotateRunSummary> 
     return status === 'done' || (status === 'failed' && !o.retryFailed);
   };
   const todo = o.targets.filter((t) => !isFinished(t));
+  o.onPlan?.({ total: o.targets.length, skipped: o.targets.length - todo.length, todo: todo.length });
   let models: PerceptionModels | null = null;
   let processed = 0;
   let interrupted = false;

@@ -116,18 +116,25 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
     invalid: 0, invalid_lines: [], duplicates: 0, requests: 0, elapsed_ms: 0, interrupted: false,
   };
 
-  // Pass 1: validate, drop duplicates and what is done; count what to send.
+  // Pass 1: drop what is done (by key, without full validation: resuming must be fast), duplicates and
+  // invalid lines; remember which records remain to be sent.
   const done = store.doneKeys(model, sid);
   const failedBefore = opts.retryFailed === false ? new Set([...store.responses({ model, settings: sid })].filter((r) => r.status === 'failed').map((r) => r.key)) : undefined;
   const seen = new Set<string>();
-  let toSend = 0;
-  let line = 0;
+  const toSendRecords = new Set<number>();
+  let record = 0;
   for await (const raw of readJsonl<unknown>(opts.prompts)) {
-    line++;
+    record++;
+    const rawKey = (raw as { key?: unknown } | null)?.key;
+    if (typeof rawKey === 'string' && (done.has(rawKey) || failedBefore?.has(rawKey))) {
+      if (seen.has(rawKey)) summary.duplicates++;
+      else (seen.add(rawKey), summary.prompts++, summary.cached++);
+      continue;
+    }
     const parsed = parsePromptRecord(raw);
     if ('error' in parsed) {
       summary.invalid++;
-      if (summary.invalid_lines.length < 20) summary.invalid_lines.push(`${opts.prompts}:record ${line}: ${parsed.error}`);
+      if (summary.invalid_lines.length < 20) summary.invalid_lines.push(`${opts.prompts}:record ${record}: ${parsed.error}`);
       continue;
     }
     const key = parsed.prompt.key;
@@ -137,28 +144,27 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
     }
     seen.add(key);
     summary.prompts++;
-    if (done.has(key) || failedBefore?.has(key)) summary.cached++;
-    else toSend++;
+    toSendRecords.add(record);
   }
   seen.clear();
   const limit = opts.limit ?? Infinity;
-  opts.onStart?.({ total: summary.prompts, toSend: Math.min(toSend, limit) });
+  opts.onStart?.({ total: summary.prompts, toSend: Math.min(toSendRecords.size, limit) });
 
-  // Pass 2: stream the file again and dispatch to `concurrency` workers.
+  // Pass 2: stream the file again and dispatch the remembered records to `concurrency` workers.
   async function* pending(): AsyncGenerator<PromptRecord> {
+    if (toSendRecords.size === 0) return;
     let dispatched = 0;
+    let n = 0;
     for await (const raw of readJsonl<unknown>(opts.prompts)) {
+      if (!toSendRecords.has(++n)) continue;
       const parsed = parsePromptRecord(raw);
-      if ('error' in parsed) continue;
-      const p = parsed.prompt;
-      if (seen.has(p.key) || done.has(p.key) || failedBefore?.has(p.key)) continue;
-      seen.add(p.key);
+      if ('error' in parsed) continue; // the file changed under us; pass 1 reported what it saw
       if (runSignal.aborted || dispatched >= limit) {
         summary.not_sent++;
         continue;
       }
       dispatched++;
-      yield p;
+      yield parsed.prompt;
     }
   }
 

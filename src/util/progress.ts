@@ -19,6 +19,8 @@ export function createProgress(label: string, total: number, unit = 'items'): Pr
       stream: process.stderr,
       hideCursor: true,
       etaBuffer: 50,
+      // cli-progress draws nothing on a non-terminal stream unless told to (GSR_PROGRESS=1 in CI/pipes).
+      noTTYOutput: !process.stderr.isTTY,
     },
     cliProgress.Presets.shades_classic,
   );

@@ -1,10 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { FASTESTDET_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const SHARED = join(REPO_ROOT, '..', 'shared');
-export const SAMPLE_ROOT = join(SHARED, 'data/whatsup-sample/data');
-export const FASTESTDET_ONNX = join(SHARED, 'models/fastestdet/FastestDet.onnx');
+export const SAMPLE_ROOT = WHATSUP_SAMPLE_ROOT;
+export const FASTESTDET_ONNX = join(FASTESTDET_DIR, 'FastestDet.onnx');
 export const FIXTURES = join(REPO_ROOT, 'test/fixtures/perception');
 
 /** The 16 real photos, relative to SAMPLE_ROOT. */

@@ -59,6 +59,7 @@ ${extra}`;
 let server: Server;
 let baseUrl = '';
 let requests = 0;
+let onRequest: (() => void) | null = null;
 beforeAll(async () => {
   server = createServer((req, res) => {
     let body = '';
@@ -66,6 +67,7 @@ beforeAll(async () => {
     req.on('end', () => {
       if (req.url?.endsWith('/models')) return void res.end('{"data":[]}');
       requests++;
+      onRequest?.();
       const text = (JSON.parse(body).messages[0].content as Array<{ type: string; text?: string }>).find((c) => c.type === 'text')!.text!;
       const content = /bounding box/i.test(text) ? '[0.1, 0.1, 0.6, 0.6]' : 'A';
       res.setHeader('content-type', 'application/json');
@@ -87,17 +89,17 @@ describe('gsr pipeline run (end to end)', () => {
     if_env: [GSR_BASE_URL, GSR_MODEL]
 `;
 
+  const env = () => ({ ...process.env, GSR_BASE_URL: baseUrl, GSR_MODEL: 'fake-vlm' });
+
   it('runs every stage, scores the geometric baseline >= 95% CircularEval, and reports', async () => {
     const file = pipelineFile('small', SMALL(out, endpointModel));
-    const r = await cli(['pipeline', 'run', file], { GSR_BASE_URL: baseUrl, GSR_MODEL: 'fake-vlm' });
-    expect(r.stderr).not.toMatch(/error/);
-    expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/7 stages \(7 ran, 0 unchanged\)/);
-    expect(r.stdout).toMatch(/^perception: exact synthetic ground truth/m);
-    expect(r.stdout).toMatch(/^geometric +geometric +100\.0/m);
-    expect(r.stdout).toMatch(/^endpoint +openai /m);
+    const lines: string[] = [];
+    const result = await runPipeline(file, { env: env(), log: (l) => lines.push(l) });
+    expect(result.stages.map((s) => s.status)).toEqual(Array(7).fill('ran'));
+    expect(lines.filter((l) => /^gsr: \[\d\/7\] \w+: done in /.test(l))).toHaveLength(7);
+    expect(result.perception).toMatch(/^exact synthetic ground truth/);
     const report = join(out, 'report', 'report.html');
-    expect(r.stdout).toContain(`report: ${report}`);
+    expect(result.report).toBe(report);
 
     const geo = JSON.parse(readFileSync(join(out, 'score', 'geometric', 'reasoning.json'), 'utf8'));
     expect(geo.total_average.circular).toBeGreaterThanOrEqual(0.95);
@@ -109,9 +111,9 @@ describe('gsr pipeline run (end to end)', () => {
     expect(rnd.total_average.circular).toBeLessThan(0.5);
 
     // The endpoint answered every prompt through the runner, and was scored like the baselines.
-    const lines = readFileSync(join(out, 'answer', 'endpoint', 'responses.jsonl'), 'utf8').trim().split('\n');
-    expect(lines.length).toBe(requests);
-    expect(lines.every((l) => JSON.parse(l).status === 'ok')).toBe(true);
+    const responses = readFileSync(join(out, 'answer', 'endpoint', 'responses.jsonl'), 'utf8').trim().split('\n');
+    expect(responses.length).toBe(requests);
+    expect(responses.every((l) => JSON.parse(l).status === 'ok')).toBe(true);
     expect(existsSync(join(out, 'score', 'endpoint', 'grounding.json'))).toBe(true);
     expect(existsSync(join(out, 'score', 'geometric', 'dap', 'reasoning.json'))).toBe(true);
     expect(existsSync(join(out, 'score', 'geometric', 'nodap', 'reasoning.json'))).toBe(true);
@@ -130,16 +132,16 @@ describe('gsr pipeline run (end to end)', () => {
     }
   }, 240_000);
 
-  const env = () => ({ ...process.env, GSR_BASE_URL: baseUrl, GSR_MODEL: 'fake-vlm' });
-
-  it('skips every stage on a second run with nothing changed', async () => {
+  it('skips every stage on a second run, and the CLI prints the table and the report path', async () => {
     const file = pipelineFile('small', SMALL(out, endpointModel));
-    const lines: string[] = [];
-    const result = await runPipeline(file, { env: env(), log: (l) => lines.push(l) });
-    expect(result.stages.map((s) => s.status)).toEqual(Array(7).fill('skipped'));
-    expect(lines.filter((l) => l.endsWith('unchanged, skipped'))).toHaveLength(7);
-    expect(result.rows.find((x) => x.model === 'geometric')!.tg).toBeGreaterThanOrEqual(0.95);
-    expect(result.report).toBe(join(out, 'report', 'report.html'));
+    const r = await cli(['pipeline', 'run', file], { GSR_BASE_URL: baseUrl, GSR_MODEL: 'fake-vlm' });
+    expect(r.status).toBe(0);
+    expect(r.stderr.split('\n').filter((l) => l.endsWith('unchanged, skipped'))).toHaveLength(7);
+    expect(r.stdout).toMatch(/7 stages \(0 ran, 7 unchanged\)/);
+    expect(r.stdout).toMatch(/^perception: exact synthetic ground truth/m);
+    expect(r.stdout).toMatch(/^geometric +geometric +100\.0/m);
+    expect(r.stdout).toMatch(/^endpoint +openai /m);
+    expect(r.stdout).toContain(`report: ${join(out, 'report', 'report.html')}`);
   }, 120_000);
 
   it('reruns only from the stage whose settings changed, reusing stored answers', async () => {
@@ -245,5 +247,46 @@ stop_after: annotate
     const quality = JSON.parse(readFileSync(join(out, 'annotate', 'quality.json'), 'utf8'));
     expect(quality.images.truth).toBe(4);
     expect(JSON.parse(readFileSync(join(out, 'annotate', 'annotations.json'), 'utf8')).info.source).toBe('exact-synthetic');
+  }, 120_000);
+});
+
+describe('interrupting a run', () => {
+  it('leaves no stage looking complete, then resumes asking only what has no answer', async () => {
+    const out = join(work, 'out-interrupt');
+    const file = pipelineFile('interrupt', `name: interrupt
+out: ${out}
+dataset:
+  synthetic: { count: 6, seed: 4 }
+prompts:
+  tasks: [mc]
+models:
+  - name: endpoint
+    kind: openai
+    base_url: ${baseUrl}
+    model: fake-vlm
+    concurrency: 1
+`);
+    const controller = new AbortController();
+    const start = requests;
+    onRequest = () => {
+      if (requests - start === 5) controller.abort();
+    };
+    try {
+      await expect(runPipeline(file, { log: () => {}, signal: controller.signal })).rejects.toThrow(/^answer: interrupted/);
+    } finally {
+      onRequest = null;
+    }
+    expect(existsSync(join(out, 'prompts', '.stage.json'))).toBe(true);
+    expect(existsSync(join(out, 'answer'))).toBe(false);
+    expect(existsSync(join(out, 'score'))).toBe(false);
+    const asked = requests - start;
+    const result = await runPipeline(file, { log: () => {} });
+    expect(result.stages.find((s) => s.name === 'answer')!.status).toBe('ran');
+    const total = readFileSync(join(out, 'prompts', 'mc.jsonl'), 'utf8').trim().split('\n').length;
+    const lines = readFileSync(join(out, 'answer', 'endpoint', 'responses.jsonl'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(total);
+    // Answers committed before the interrupt were not asked again.
+    expect(requests - start).toBeLessThan(total + asked);
+    expect(requests - start).toBeGreaterThanOrEqual(total);
   }, 120_000);
 });

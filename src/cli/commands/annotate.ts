@@ -5,7 +5,7 @@ import type { AnnotateTarget } from '../../annotate/index.js';
 import type { Device } from '../../perception/types.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
-import { createProgress } from '../../util/progress.js';
+import { createProgress, type Progress } from '../../util/progress.js';
 
 // The annotate library pulls in sharp and onnxruntime: load it only when the command runs.
 const lib = () => import('../../annotate/index.js');
@@ -106,7 +106,13 @@ export function registerAnnotate(program: Command): void {
           process.once('SIGINT', () => process.exit(130));
         };
         process.once('SIGINT', onSigint);
-        const progress = createProgress('annotate', targets.length, 'images');
+        // The bar counts only the images this run will do, so rate and ETA are right on resume.
+        let bar: Progress | undefined;
+        const progress: Progress = { tick: (n, failed) => bar?.tick(n, failed), stop: () => bar?.stop() };
+        const onPlan = ({ skipped, todo }: { skipped: number; todo: number }) => {
+          if (skipped > 0) notice(`resuming: ${skipped} images already finished in ${outDir}, ${todo} to do`);
+          bar = createProgress('annotate', todo, 'images');
+        };
         let summary;
         try {
           summary = await annotate({
@@ -125,6 +131,7 @@ export function registerAnnotate(program: Command): void {
             retryFailed: o.retryFailed ?? false,
             signal: controller.signal,
             progress,
+            onPlan,
           });
         } finally {
           process.removeListener('SIGINT', onSigint);

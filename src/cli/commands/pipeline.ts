@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Command } from 'commander';
 import { formatSummaryTable, loadPipeline, preflight, runPipeline, buildStages, type PipelineResult } from '../../pipeline/index.js';
 import { notice } from '../../util/log.js';
@@ -33,6 +34,7 @@ export function registerPipeline(program: Command): void {
     .action(
       action(async (file: string, o: { out?: string; force?: boolean; json?: boolean }) => {
         const controller = new AbortController();
+        setMaxListeners(0, controller.signal); // every model and task's run listens to it
         let interrupts = 0;
         const onSignal = () => {
           if (++interrupts > 1) process.exit(130);

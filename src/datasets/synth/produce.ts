@@ -72,6 +72,6 @@ export async function produceScene(job: SceneJob): Promise<ProducedScene> {
   // Statistics come from the stored millimetres, so they agree with the PNG.
   const { values, scale } = quantizeDepth({ data: rendered.depth, unit: 'm' });
   const records = sceneRecords(id, index + 1, scene, rendered, values, scale, entities, `images/${id}.${format}`, `depth/${id}.png`);
-  const [image, depthPng] = await Promise.all([encodeImage(rendered, format), encodeDepthValuesPng(values, width, height)]);
+  const [image, depthPng] = await Promise.all([encodeImage(rendered, format), encodeDepthValuesPng(values, width, height, 3)]);
   return { index, records, image, depthPng, attempts };
 }

@@ -1,6 +1,6 @@
 /**
  * Baseline answerers, registered in the `answerers` registry on import: `random`, `always-first`,
- * `geometric`.
+ * `geometric`. They answer every prompt type like a model and are scored like one.
  */
 import { answerers } from '../registry.js';
 import { baselineFactories } from './answerers.js';
@@ -9,10 +9,15 @@ for (const [name, factory] of Object.entries(baselineFactories)) {
   if (!answerers.has(name)) answerers.register(name, factory);
 }
 
+/** The baseline answerers themselves, their registry factories and the grid box format they write. */
 export { createRandomAnswerer, createAlwaysFirstAnswerer, createGeometricAnswerer, GRID_BOX_FORMAT, baselineFactories } from './answerers.js';
-export { chooseCaption, relationEvidence, DEPTH_UNIT, type SceneGeometry, type ObjectGeometry } from './geometry-reasoner.js';
-export { parseCaptionRelation, converseRelation } from './captions.js';
+/** The geometric reasoner (pure): evidence per relation from boxes, mask contact and depth. */
+export { chooseCaption, relationEvidence, contactFromMask, DEPTH_UNIT, type SceneGeometry, type ObjectGeometry, type Contact } from './geometry-reasoner.js';
+/** Which relation a caption states, and its converse. */
+export { parseCaptionRelation, converseRelation, type CaptionRelation } from './captions.js';
+/** How baselines write boxes (`qwen2-vl` 0-1000 grid, `llava` 0-1 fractions). */
 export { formatBox, BASELINE_BOX_FORMATS, type BaselineBoxFormat } from './answer-text.js';
-export { indexAnnotations, sceneOf } from './annotation-index.js';
+/** An annotation file indexed by item, and the scene geometry of one item. */
+export { indexAnnotations, sceneOf, type AnnotationIndex, type ItemAnnotations } from './annotation-index.js';
 /** Names of the baseline answerers. */
 export const BASELINE_NAMES = Object.keys(baselineFactories);

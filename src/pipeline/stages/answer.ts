@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { answerers, RunStore, runPrompts, toResponseRecord, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
 import { readJsonl } from '../../util/jsonl.js';
-import { writeFileAtomic } from '../../util/fs.js';
+import { openAtomicWriter } from '../../util/fs.js';
 import type { ModelConfig, PipelineConfig, PipelineTask } from '../config.js';
 import type { Stage } from '../engine.js';
 import { sha256File } from '../../perception/store.js';
@@ -88,14 +88,19 @@ export function answerStage(config: PipelineConfig, signal?: AbortSignal): Stage
           } finally {
             await answerer.close?.();
           }
-          let text = '';
-          for (const row of store.responses({ model: model.name, settings: store.registerSettings(settings) })) {
-            if (!keys.has(row.key)) continue;
-            text += JSON.stringify(toResponseRecord(row)) + '\n';
-            if (row.status === 'ok') m.ok++;
-            else m.failed++;
+          const writer = await openAtomicWriter(join(ctx.dir, model.name, RESPONSES_FILE));
+          try {
+            for (const row of store.responses({ model: model.name, settings: store.registerSettings(settings) })) {
+              if (!keys.has(row.key)) continue;
+              await writer.write(JSON.stringify(toResponseRecord(row)) + '\n');
+              if (row.status === 'ok') m.ok++;
+              else m.failed++;
+            }
+            await writer.commit();
+          } catch (err) {
+            await writer.abort();
+            throw err;
           }
-          await writeFileAtomic(join(ctx.dir, model.name, RESPONSES_FILE), text);
           if (m.failed > 0) ctx.notice(`${model.name}: ${m.failed} of ${m.prompts} prompts failed (${Object.keys(m.failures).join(', ') || 'see responses'})`);
           summary.models.push(m);
         }
