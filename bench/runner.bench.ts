@@ -37,10 +37,29 @@ async function throughput(dir: string, url: string, concurrency: number) {
   const sendSeconds = (performance.now() - first) / 1000;
   store.close();
   if (s.ok !== n) throw new Error(`throughput run at ${concurrency}: ${s.ok}/${n} ok`);
+  // The same requests with bare fetch (no store, no retries): what this machine allows right now.
+  const raw = await rawFetchRate(url, concurrency, n);
   return {
     concurrency, prompts: n, capacity_per_s: capacity, achieved_per_s: +(n / sendSeconds).toFixed(1),
     percent_of_capacity: +((100 * n) / sendSeconds / capacity).toFixed(1), total_seconds_incl_scan: +((performance.now() - started) / 1000).toFixed(2),
+    bare_fetch_per_s: +raw.toFixed(1), bare_fetch_percent_of_capacity: +((100 * raw) / capacity).toFixed(1), runner_percent_of_bare_fetch: +((100 * n) / sendSeconds / raw).toFixed(1),
   };
+}
+
+async function rawFetchRate(url: string, concurrency: number, n: number): Promise<number> {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'text', text: `raw #${i}` }] }] });
+        const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        await res.json();
+      }
+    }),
+  );
+  return n / ((performance.now() - t0) / 1000);
 }
 
 async function resume(dir: string) {

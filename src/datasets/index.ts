@@ -15,25 +15,11 @@ export { WHATSUP_FILES, convertControlledRecord, convertQaRecord, controlledImag
 /** `gsr dataset import whatsup`: reads the official files under a root into manifest items / a manifest file. */
 export { importWhatsup, importWhatsupToManifest, type WhatsupImport, type WhatsupImportOptions } from './whatsup.js';
 /** `gsr dataset synth`: deterministic synthetic scenes with exact boxes, masks and depth. */
-export {
-  synthesizeDataset,
-  renderSyntheticScene,
-  renderScene,
-  sampleScene,
-  makeCamera,
-  pixelRay,
-  project,
-  floorPointAt,
-  HORIZONTAL_FOV_DEG,
-  STYLES,
-  STYLE_RELATIONS,
-  SYNTH_CATEGORIES,
-  sceneId,
-  Rng,
-  type SynthOptions,
-  type SynthResult,
-  type Camera,
-  type Scene,
-  type Style,
-  type Rendered,
-} from './synth/index.js';
+export { synthesizeDataset, type SynthOptions, type SynthResult } from './synth/synthesize.js';
+/** One synthetic scene from (seed, index): the scene, its render (rgb, depth in m, entity labels) and attempts. */
+export { renderSyntheticScene } from './synth/produce.js';
+/** Synthetic scene styles, their relations, and the fixed COCO categories of synthetic sets. */
+export { STYLES, STYLE_RELATIONS, type Style } from './synth/scene.js';
+export { SYNTH_CATEGORIES } from './synth/records.js';
+/** The synthetic camera's 60° horizontal field of view (fx = fy = 0.5 W / tan 30°, cx = W/2, cy = H/2). */
+export { HORIZONTAL_FOV_DEG } from './synth/camera.js';

@@ -24,6 +24,11 @@ export interface Detector {
   readonly device?: 'cpu' | 'cuda';
   /** Boxes for one phrase, best first; empty when nothing passes the thresholds. */
   detect(image: RgbImage, phrase: string): Promise<Detection[]>;
+  /**
+   * For closed-vocabulary detectors: whether the phrase maps to a class at all, so a miss can be
+   * recorded as "not in the vocabulary" rather than "no box above threshold". Absent: always true.
+   */
+  canDetect?(phrase: string): boolean;
   dispose(): Promise<void>;
 }
 

@@ -10,8 +10,6 @@ const SyntheticDataset = z.strictObject({
   /** Scenes to render. */
   count: z.number().int().positive().default(48),
   seed: z.number().int().nonnegative().default(1),
-  /** Which scene families to render (default: all the renderer knows). */
-  splits: z.array(z.string().min(1)).optional(),
 });
 
 const WhatsupDataset = z.strictObject({

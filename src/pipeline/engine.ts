@@ -8,7 +8,7 @@
  * lives in `<out>/.state/<stage>/` and survives reruns.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
@@ -106,6 +106,7 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
     names.add(s.name);
   }
   await mkdir(options.out, { recursive: true });
+  const unlock = await lockOutput(options.out);
   const progress = options.progress ?? new PipelineProgress(stages.length);
   const done = new Map<string, StageOutcome>();
   const outcomes: StageOutcome[] = [];
@@ -164,8 +165,41 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
     }
   } finally {
     progress.stop();
+    await unlock();
   }
   return outcomes;
+}
+
+const LOCK_FILE = '.lock';
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** One run per output folder: a lock file holding the pid; a dead owner's lock is taken over. */
+async function lockOutput(out: string): Promise<() => Promise<void>> {
+  const path = join(out, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(path, 'wx');
+      await handle.writeFile(`${process.pid}\n`);
+      await handle.close();
+      return () => rm(path, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
+        throw new GsrError(`${out} is in use by another gsr pipeline run (pid ${pid})`);
+      }
+      await rm(path, { force: true });
+    }
+  }
+  throw new GsrError(`cannot lock ${out}`);
 }
 
 /** Moves a finished folder into place; the old one is moved aside first and removed after. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CocoAnnotation, CocoFile } from '../../src/annotate/coco.js';
-import { runCli, SHARED, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, SHARED, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 import { importWhatsupToManifest, synthesizeDataset } from '../../src/datasets/index.js';
 import { annotationQuality } from '../../src/annotate/quality.js';
 
@@ -130,4 +130,41 @@ describe('gsr annotate (CLI) errors and quality', () => {
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/bad\.json: not a gsr annotation file \(images\.0\.item_id/);
   }, 120_000);
+});
+
+describe('gsr annotate (CLI) Ctrl-C', () => {
+  it('finishes the current image on SIGINT, writes valid output, exits 130, and resumes', async () => {
+    const { spawn } = await import('node:child_process');
+    const { existsSync } = await import('node:fs');
+    const dir = tmp();
+    // The 16 real photos four times over (distinct ids), so the run is still going when interrupted.
+    const base = join(dir, 'base.jsonl');
+    await importWhatsupToManifest(WHATSUP_SAMPLE_ROOT, base);
+    const lines = readFileSync(base, 'utf8').trim().split('\n');
+    const manifest = join(dir, 'm.jsonl');
+    writeFileSync(manifest, [0, 1, 2, 3].flatMap((k) => lines.map((l) => JSON.stringify({ ...JSON.parse(l), id: `r${k}/${JSON.parse(l).id}` }))).join('\n') + '\n');
+    const out = join(dir, 'out');
+    const args = ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'annotate', '--manifest', manifest, '--detector', 'fastestdet', '--models-dir', MODELS, '--device', 'cpu', '--batch', '1', '--out', out, '--json'];
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, GSR_PROGRESS: '0' } });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const journal = join(out, 'journal.jsonl');
+    const done = () => (existsSync(journal) ? readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"type":"done"')).length : 0);
+    const deadline = Date.now() + 150_000;
+    while (done() < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const summary = JSON.parse(stdout);
+    expect(summary.interrupted).toBe(true);
+    expect(summary.images_done).toBeGreaterThanOrEqual(2);
+    expect(summary.images_done).toBeLessThan(64);
+    const coco = JSON.parse(readFileSync(join(out, 'annotations.json'), 'utf8')) as CocoFile;
+    expect(coco.images).toHaveLength(summary.images_done);
+
+    const again = runCli(args.slice(3));
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/resuming: \d+ images already finished/);
+    expect(JSON.parse(again.stdout)).toMatchObject({ images_done: 64, images_skipped: summary.images_done, interrupted: false });
+  }, 300_000);
 });

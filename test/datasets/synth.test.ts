@@ -4,7 +4,8 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CocoFile } from '../../src/annotate/coco.js';
 import { decodeDepthPng } from '../../src/annotate/depth-png.js';
-import { floorPointAt, makeCamera, parseCaption, project, readManifestAll, renderSyntheticScene, resolveItemImage, synthesizeDataset, type ManifestItem } from '../../src/datasets/index.js';
+import { parseCaption, readManifestAll, renderSyntheticScene, resolveItemImage, synthesizeDataset, type ManifestItem } from '../../src/datasets/index.js';
+import { floorPointAt, makeCamera, project } from '../../src/datasets/synth/camera.js';
 import { rleDecode } from '../../src/geometry/rle.js';
 import { listTree, tempDir } from './fixtures.js';
 
@@ -160,6 +161,16 @@ describe('gsr dataset synth', () => {
       } else if (item.relation === 'left') expect(cx(s)).toBeLessThan(cx(o));
       else if (item.relation === 'right') expect(cx(s)).toBeGreaterThan(cx(o));
     }
+  });
+
+  it('refuses sizes and counts it cannot render', async () => {
+    const out = await tempDir();
+    await expect(synthesizeDataset({ out, count: 1, seed: 1, width: 40, height: 30, workers: 0 })).rejects.toThrow(/size must be within 96x72 .. 8192x8192, got 40x30/);
+    await expect(synthesizeDataset({ out, count: 1, seed: 1, width: 1024, height: 256, workers: 0 })).rejects.toThrow(/aspect ratio .* must be within 0.75 .. 2/);
+    await expect(synthesizeDataset({ out, count: 0, seed: 1, workers: 0 })).rejects.toThrow(/positive integer/);
+    // The smallest allowed size still renders every style.
+    const small = await synthesizeDataset({ out, count: 3, seed: 1, width: 96, height: 72, workers: 0 });
+    expect(small.counts).toEqual({ furniture: 1, tabletop: 1, 'one-object': 1 });
   });
 
   it('uses the stated pinhole camera: floor points project back to their pixel at their depth', () => {

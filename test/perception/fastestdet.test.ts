@@ -97,5 +97,7 @@ describe('fastestdet on the real What\'sUp photos', () => {
   it('returns nothing for a phrase with no COCO class', async () => {
     const im = await loadImage(join(SAMPLE_ROOT, 'controlled_clevr/mug_left_of_plate.jpeg'));
     expect(await det.detect(im, 'plate')).toEqual([]);
+    expect(det.canDetect?.('plate')).toBe(false);
+    expect(det.canDetect?.('mug')).toBe(true);
   });
 });

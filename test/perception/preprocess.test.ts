@@ -147,3 +147,31 @@ describe('SAM padding', () => {
     }
   });
 });
+
+describe('EXIF orientation in the one-pass file path', () => {
+  it('resizes the displayed (rotated) image, like decoding first', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const sharp = (await import('sharp')).default;
+    // Stored 2000x1000 with a left/right split, orientation 6: displayed 1000x2000, split top/bottom.
+    const path = join(mkdtempSync(join(tmpdir(), 'gsr-exif-')), 'rot.jpg');
+    const half = await sharp({ create: { width: 1000, height: 1000, channels: 3, background: { r: 230, g: 20, b: 20 } } }).png().toBuffer();
+    await sharp({ create: { width: 2000, height: 1000, channels: 3, background: { r: 20, g: 20, b: 230 } } })
+      .composite([{ input: half, left: 0, top: 0 }])
+      .jpeg({ quality: 95 })
+      .withMetadata({ orientation: 6 })
+      .toFile(path);
+    const fromFile = await prepareGroundingDino(path);
+    const fromPixels = await prepareGroundingDino(await loadImage(path));
+    expect(fromFile.original).toEqual([2000, 1000]);
+    expect(fromFile.resized).toEqual(groundingDinoSize(2000, 1000));
+    expect(fromPixels.resized).toEqual(fromFile.resized);
+    let maxDiff = 0;
+    for (let i = 0; i < fromFile.data.length; i++) maxDiff = Math.max(maxDiff, Math.abs(fromFile.data[i]! - fromPixels.data[i]!));
+    expect(maxDiff * 255 * 0.229).toBeLessThan(1.01);
+    // Top is red, bottom blue (channel 0 = R).
+    const [h, w] = fromFile.resized;
+    expect(grey(fromFile.data[10 * w + 10]!, 0)).toBeGreaterThan(200);
+    expect(grey(fromFile.data[(h - 10) * w + 10]!, 0)).toBeLessThan(60);
+  });
+});

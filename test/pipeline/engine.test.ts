@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,5 +110,18 @@ describe('stage engine', () => {
     expect((r[1].record.summary as { resumedFrom: number }).resumedFrom).toBe(1);
     expect(existsSync(join(o, '.b.partial'))).toBe(false);
     expect(readFileSync(join(o, 'b', 'journal.txt'), 'utf8')).toBe('xx');
+  });
+
+  it('refuses an output folder another live run holds, and takes over a dead run\'s lock', async () => {
+    const out = tmp();
+    const ext = join(out, 'ext.txt');
+    writeFileSync(ext, '1');
+    const o = join(out, 'o');
+    mkdirSync(o);
+    writeFileSync(join(o, '.lock'), `${process.ppid}\n`);
+    await expect(runStages(chain(3, ext, []), { out: o, progress: quiet() })).rejects.toThrow(`${o} is in use by another gsr pipeline run (pid ${process.ppid})`);
+    writeFileSync(join(o, '.lock'), '2147483646\n');
+    await expect(runStages(chain(3, ext, []), { out: o, progress: quiet() })).resolves.toHaveLength(3);
+    expect(existsSync(join(o, '.lock'))).toBe(false);
   });
 });

@@ -9,6 +9,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CocoAnnotation, CocoFile, CocoImage } from '../../annotate/coco.js';
 import { METRIC_DEPTH_SCALE } from '../../annotate/depth-png.js';
+import { GsrError } from '../../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic, writeJsonlAtomic } from '../../util/fs.js';
 import { VERSION } from '../../version.js';
 import type { ManifestItem } from '../manifest.js';
@@ -52,6 +53,15 @@ export async function synthesizeDataset(opts: SynthOptions): Promise<SynthResult
   const width = opts.width ?? 640;
   const height = opts.height ?? 480;
   const format = opts.format ?? 'jpg';
+  // Below this the named objects cannot reliably cover the minimum visible area; above, memory grows fast.
+  if (!(width >= 96 && height >= 72 && width <= 8192 && height <= 8192)) {
+    throw new GsrError(`synthetic image size must be within 96x72 .. 8192x8192, got ${width}x${height}`);
+  }
+  // The camera's 60° horizontal field of view frames the scenes only for moderate aspect ratios.
+  if (width / height < 0.75 || width / height > 2) {
+    throw new GsrError(`synthetic image aspect ratio (width / height) must be within 0.75 .. 2, got ${width}x${height}`);
+  }
+  if (!Number.isInteger(opts.count) || opts.count < 1) throw new GsrError(`scene count must be a positive integer, got ${opts.count}`);
   const workers = opts.workers ?? Math.min(8, availableParallelism());
   const started = performance.now();
   const items: ManifestItem[] = new Array(opts.count);

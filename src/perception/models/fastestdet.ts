@@ -96,6 +96,7 @@ export async function createFastestDet(opts: ModelLoadOptions): Promise<Detector
   return {
     id: 'fastestdet',
     device: graph.opened.device,
+    canDetect: (phrase: string) => cocoClassesFor(phrase).length > 0,
     async detect(image: RgbImage, phrase: string): Promise<Detection[]> {
       const classes = cocoClassesFor(phrase);
       if (classes.length === 0) return [];
