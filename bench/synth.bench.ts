@@ -27,6 +27,9 @@ export default async function synthBench(): Promise<Record<string, unknown>> {
     await synthesizeDataset({ out: join(dir, 'warmup'), count: 30, seed: 1, workers: 0 });
     const load = loadavg()[0];
     const workers = await timed(join(dir, 'workers'), count, undefined);
+    // A short run with the same fixed costs (worker start-up, final JSON writes) gives the steady rate.
+    const short = Math.max(10, Math.round(count / 5));
+    const workersShort = await timed(join(dir, 'workers-short'), short, undefined);
     const inProcess = await timed(join(dir, 'in-process'), Math.min(count, 150), 0);
     return {
       width: 640,
@@ -35,6 +38,7 @@ export default async function synthBench(): Promise<Record<string, unknown>> {
       scenes_per_second: workers.scenes_per_second,
       target_scenes_per_second: 50,
       default_workers: workers,
+      default_workers_marginal_scenes_per_second: +((count - short) / (workers.seconds - workersShort.seconds)).toFixed(1),
       in_process: inProcess,
       load_average_1m_at_start: +load.toFixed(2),
     };

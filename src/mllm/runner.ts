@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { PromptRecord } from '../prompts/types.js';
 import { parsePromptRecord } from '../prompts/schema.js';
 import { readJsonl } from '../util/jsonl.js';
+import { StoreBatcher } from './store-batcher.js';
 import { classifyError, DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
 import type { GenerationSettings, RunStore } from './store.js';
 import type { Answerer } from './types.js';
@@ -169,7 +170,7 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
   }
 
   async function ask(p: PromptRecord): Promise<void> {
-    const claim = store.claim(p.key, model, sid, leaseMs);
+    const claim = await batcher.claim(p.key);
     if (claim !== 'claimed') {
       summary[claim === 'done' ? 'cached' : 'busy']++;
       opts.onResult?.({ key: p.key, status: claim });
@@ -196,7 +197,7 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
       if (output !== undefined || !failure!.retryable || attempts > policy.maxRetries) {
         const status = output !== undefined ? 'ok' : 'failed';
         const error = failure ? (failure.retryable ? `${failure.reason} (gave up after ${attempts} attempts)` : failure.reason) : null;
-        store.commit({
+        await batcher.commit({
           key: p.key, model, settings: sid, status, output: output ?? '', error, attempts,
           latency_ms: Math.round(latency * 10) / 10, started_at: startedAt, finished_at: new Date().toISOString(),
           item: p.item, split: p.split, task: p.task, permutation: p.permutation, role: p.role ?? null, rotation: p.rotation, source: 'run',
@@ -220,6 +221,7 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
     summary.not_sent++;
   }
 
+  const batcher = new StoreBatcher(store, model, sid, leaseMs);
   const queue = pending();
   const workers = Array.from({ length: concurrency }, async () => {
     for (;;) {

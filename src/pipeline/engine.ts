@@ -89,6 +89,43 @@ async function filesIntact(dir: string, record: StageRecord): Promise<boolean> {
   return true;
 }
 
+/** A stage's hash: its settings, outside fingerprint and the output digests of the stages it reads. */
+async function stageHash(stage: Stage, digestOf: (stage: string) => string | null): Promise<string> {
+  const upstream = stage.after.map((a) => [a, digestOf(a)]);
+  const fingerprint = stage.fingerprint ? await stage.fingerprint() : null;
+  return hashCanonical({ stage: stage.name, engine: ENGINE_VERSION, settings: stage.settings, fingerprint, upstream });
+}
+
+export interface StageStatus {
+  name: string;
+  /** `complete`: would be skipped; `stale`: done, but its inputs or settings changed; `missing`: never completed. */
+  state: 'complete' | 'stale' | 'missing';
+  /** An interrupted run's partial folder is there (it resumes when the hash still matches). */
+  partial: boolean;
+  completed_at: string | null;
+}
+
+/** What a run would do now, stage by stage, without running anything. */
+export async function stageStatus(stages: Stage[], out: string): Promise<StageStatus[]> {
+  const records = new Map<string, StageRecord | null>();
+  const statuses: StageStatus[] = [];
+  let upstreamChanged = false;
+  for (const stage of stages) {
+    const finalDir = join(out, stage.name);
+    const record = await readRecord(finalDir);
+    records.set(stage.name, record);
+    let state: StageStatus['state'] = 'missing';
+    if (record) {
+      const hash = upstreamChanged ? null : await stageHash(stage, (a) => records.get(a)?.digest ?? null);
+      state = hash === record.hash && (await filesIntact(finalDir, record)) ? 'complete' : 'stale';
+    }
+    // Downstream of a stage that will rerun, outputs may change: call them stale, not complete.
+    if (state !== 'complete') upstreamChanged = true;
+    statuses.push({ name: stage.name, state, partial: existsSync(join(out, `.${stage.name}.partial`)), completed_at: record?.completed_at ?? null });
+  }
+  return statuses;
+}
+
 export interface RunStagesOptions {
   /** Output folder. */
   out: string;
@@ -114,9 +151,7 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
     for (const [index, stage] of stages.entries()) {
       const started = Date.now();
       const finalDir = join(options.out, stage.name);
-      const upstream = stage.after.map((a) => [a, done.get(a)!.record.digest]);
-      const fingerprint = stage.fingerprint ? await stage.fingerprint() : null;
-      const hash = hashCanonical({ stage: stage.name, engine: ENGINE_VERSION, settings: stage.settings, fingerprint, upstream });
+      const hash = await stageHash(stage, (a) => done.get(a)!.record.digest);
       const existing = await readRecord(finalDir);
       if (!options.force && existing?.hash === hash && (await filesIntact(finalDir, existing))) {
         const outcome: StageOutcome = { name: stage.name, status: 'skipped', seconds: (Date.now() - started) / 1000, dir: finalDir, record: existing };

@@ -1,7 +1,7 @@
 /** Pipelines: experiment files (YAML), the stage engine, and the end-to-end run. */
 
 /** Runs a pipeline file end to end (`gsr pipeline run`), and its stage list. */
-export { runPipeline, buildStages, STAGE_NAMES, type PipelineRunOptions, type PipelineResult } from './run.js';
+export { runPipeline, pipelineStatus, buildStages, STAGE_NAMES, type PipelineRunOptions, type PipelineResult } from './run.js';
 /** Reads and validates a pipeline file; errors name the file, line and key. */
 export { loadPipeline, parsePipeline, type LoadedPipeline } from './load.js';
 /** The pipeline file schema (zod) and its types. */
@@ -9,7 +9,7 @@ export { PipelineSchema, type PipelineConfig, type ModelConfig, type PipelineTas
 /** Checks run before any stage: paths, answerer kinds, box formats, endpoint reachability. */
 export { preflight, endpointProblem } from './preflight.js';
 /** The stage engine: content-hashed stages, skip when unchanged, resume, atomic completion. */
-export { runStages, ENGINE_VERSION, STAGE_RECORD, type Stage, type StageContext, type StageOutcome, type StageRecord, type RunStagesOptions } from './engine.js';
+export { runStages, stageStatus, ENGINE_VERSION, STAGE_RECORD, type Stage, type StageContext, type StageOutcome, type StageRecord, type StageStatus, type RunStagesOptions } from './engine.js';
 /** One progress display across the stages of a run. */
 export { PipelineProgress, type StageProgress } from './progress.js';
 /** Folder digests used for stage records. */

@@ -55,6 +55,8 @@ export async function preflight(config: PipelineConfig, file: string): Promise<v
     if (m.box_format && m.box_format !== 'auto' && !(BOX_FORMATS as readonly string[]).includes(m.box_format)) {
       throw new GsrError(`${where}: unknown box_format "${m.box_format}" (known: auto, ${BOX_FORMATS.join(', ')})`);
     }
+    const extra = (m.tasks ?? []).filter((t) => !config.prompts.tasks.includes(t));
+    if (extra.length > 0) throw new GsrError(`${where}: tasks ${extra.join(', ')} not in prompts.tasks (${config.prompts.tasks.join(', ')})`);
     if (m.kind === 'geometric' && m.box_format && !(BASELINE_BOX_FORMATS as readonly string[]).includes(m.box_format)) {
       throw new GsrError(`${where}: the geometric baseline writes boxes as ${BASELINE_BOX_FORMATS.join(' or ')}, not ${m.box_format}`);
     }

@@ -6,7 +6,7 @@
 import { join, resolve } from 'node:path';
 import '../mllm/index.js'; // registers the answerers (openai and the baselines)
 import type { PipelineConfig } from './config.js';
-import { runStages, type Stage, type StageOutcome } from './engine.js';
+import { runStages, stageStatus, type Stage, type StageOutcome, type StageStatus } from './engine.js';
 import { loadPipeline, type LoadedPipeline } from './load.js';
 import { preflight } from './preflight.js';
 import { PipelineProgress } from './progress.js';
@@ -76,4 +76,11 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
     regression: summaryOf<AnalyzeStageSummary>('analyze') ?? null,
     report: report ? join(config.out, 'report', report.file) : null,
   };
+}
+
+/** What `gsr pipeline run` would do now for a pipeline file, without running it. */
+export async function pipelineStatus(file: string, options: Pick<PipelineRunOptions, 'out' | 'env'> = {}): Promise<{ out: string; stages: StageStatus[] }> {
+  const loaded = await loadPipeline(file, options.env);
+  const out = options.out ? resolve(options.out) : loaded.config.out;
+  return { out, stages: await stageStatus(buildStages({ ...loaded.config, out }), out) };
 }

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Command } from 'commander';
-import { formatSummaryTable, loadPipeline, preflight, runPipeline, buildStages, type PipelineResult } from '../../pipeline/index.js';
+import { formatSummaryTable, loadPipeline, pipelineStatus, preflight, runPipeline, buildStages, type PipelineResult } from '../../pipeline/index.js';
 import { notice } from '../../util/log.js';
 import { action, printJson } from '../action.js';
 
@@ -68,6 +68,20 @@ export function registerPipeline(program: Command): void {
           const skipped = loaded.skippedModels.map((m) => `; model ${m.name} not run (${m.reason})`).join('');
           process.stdout.write(`${file}: ok (${stages}; models: ${loaded.config.models.map((m) => m.name).join(', ') || 'none'}${skipped})\n`);
         }
+      }),
+    );
+  pipeline
+    .command('status')
+    .description('Show which stages are complete, stale (would rerun) or missing, without running anything')
+    .argument('<file>', 'pipeline file (YAML)')
+    .option('--out <dir>', "output folder (replaces the file's out)")
+    .option('--json', 'print the status as JSON')
+    .action(
+      action(async (file: string, o: { out?: string; json?: boolean }) => {
+        const status = await pipelineStatus(file, { out: o.out });
+        if (o.json) return printJson(status);
+        const lines = status.stages.map((s) => `${s.name.padEnd(9)} ${s.state}${s.completed_at ? ` (completed ${s.completed_at})` : ''}${s.partial ? ', interrupted run to resume' : ''}`);
+        process.stdout.write(`${status.out}\n${lines.join('\n')}\n`);
       }),
     );
 }
