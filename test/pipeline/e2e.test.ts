@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FASTESTDET_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
-import { runPipeline } from '../../src/pipeline/index.js';
+import { pipelineStatus, runPipeline } from '../../src/pipeline/index.js';
 
 /** Runs the CLI from source without blocking this process (the fake endpoint lives here). */
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -152,6 +152,8 @@ describe('gsr pipeline run (end to end)', () => {
     expect(status).toMatchObject({ dataset: 'skipped', annotate: 'skipped', prompts: 'skipped', answer: 'ran', score: 'ran', report: 'ran' });
     expect(requests).toBe(before); // the endpoint was not asked again
     expect(existsSync(join(out, 'score', 'always-first'))).toBe(false);
+    const status = await pipelineStatus(file, { env: env() });
+    expect(status.stages.map((s) => s.state)).toEqual(Array(7).fill('complete'));
   }, 120_000);
 });
 

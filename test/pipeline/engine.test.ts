@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runStages, type Stage } from '../../src/pipeline/engine.js';
+import { runStages, stageStatus, type Stage } from '../../src/pipeline/engine.js';
 import { PipelineProgress } from '../../src/pipeline/progress.js';
 
 const dirs: string[] = [];
@@ -123,5 +123,20 @@ describe('stage engine', () => {
     writeFileSync(join(o, '.lock'), '2147483646\n');
     await expect(runStages(chain(3, ext, []), { out: o, progress: quiet() })).resolves.toHaveLength(3);
     expect(existsSync(join(o, '.lock'))).toBe(false);
+  });
+
+  it('reports complete, stale and missing stages without running them', async () => {
+    const out = tmp();
+    const ext = join(out, 'ext.txt');
+    writeFileSync(ext, '1');
+    const o = join(out, 'o');
+    const calls: string[] = [];
+    expect((await stageStatus(chain(3, ext, calls), o)).map((s) => s.state)).toEqual(['missing', 'missing', 'missing']);
+    await runStages(chain(3, ext, calls), { out: o, progress: quiet() });
+    expect((await stageStatus(chain(3, ext, calls), o)).map((s) => s.state)).toEqual(['complete', 'complete', 'complete']);
+    expect((await stageStatus(chain(4, ext, calls), o)).map((s) => s.state)).toEqual(['stale', 'stale', 'stale']);
+    writeFileSync(ext, '2');
+    expect((await stageStatus(chain(3, ext, calls), o)).map((s) => s.state)).toEqual(['complete', 'complete', 'stale']);
+    expect(calls).toEqual(['a', 'b', 'c']);
   });
 });
