@@ -8,7 +8,7 @@
  * lives in `<out>/.state/<stage>/` and survives reruns.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
@@ -144,6 +144,8 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
   }
   await mkdir(options.out, { recursive: true });
   const unlock = await lockOutput(options.out);
+  // Old folders a crash left between the two renames of a folder swap.
+  for (const name of await readdir(options.out)) if (/\.old-\d+$/.test(name)) await rm(join(options.out, name), { recursive: true, force: true });
   const progress = options.progress ?? new PipelineProgress(stages.length);
   const done = new Map<string, StageOutcome>();
   const outcomes: StageOutcome[] = [];

@@ -13,6 +13,6 @@ export { runStages, stageStatus, ENGINE_VERSION, STAGE_RECORD, type Stage, type 
 /** One progress display across the stages of a run. */
 export { PipelineProgress, type StageProgress } from './progress.js';
 /** Folder digests used for stage records. */
-export { folderDigest, listFiles, type FileEntry } from './hash.js';
+export { folderDigest, type FileEntry } from './hash.js';
 /** The summary table a run prints. */
 export { summaryRows, formatSummaryTable, type SummaryRow } from './summary.js';

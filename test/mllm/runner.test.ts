@@ -123,6 +123,26 @@ describe('runner against a real local HTTP server', () => {
     expect(() => createOpenAiAnswerer({ model: 'm1', baseUrl: server.url, apiKeyEnv: 'MY_KEY', env: {} })).toThrow(/environment variable MY_KEY .* is not set/);
   });
 
+  it('stops on abort (Ctrl-C), keeps what is committed, releases claims, and the next run finishes', async () => {
+    const { server, run, store } = await setup(40, { latencyMs: 20 });
+    const controller = new AbortController();
+    let seen = 0;
+    const s = await run({ concurrency: 4, signal: controller.signal, onResult: () => ++seen === 10 && controller.abort() });
+    expect(s.interrupted).toBe(true);
+    expect(s.ok).toBeGreaterThanOrEqual(10);
+    expect(s.ok + s.not_sent).toBe(40);
+    const rest = await run({ concurrency: 4 });
+    expect(rest).toMatchObject({ cached: s.ok, ok: 40 - s.ok, busy: 0 });
+    expect([...store.responses()].filter((r) => r.status === 'ok')).toHaveLength(40);
+    expect(server.answered.size).toBe(40);
+  });
+
+  it('sends at most --limit prompts', async () => {
+    const { run } = await setup(10);
+    expect(await run({ limit: 3 })).toMatchObject({ ok: 3, not_sent: 7 });
+    expect(await run()).toMatchObject({ ok: 7, cached: 3 });
+  });
+
   it('records invalid prompt lines with file and line, and runs the rest', async () => {
     const { path, run } = await setup(3);
     const { appendFileSync } = await import('node:fs');

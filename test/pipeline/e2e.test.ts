@@ -152,8 +152,8 @@ describe('gsr pipeline run (end to end)', () => {
     expect(status).toMatchObject({ dataset: 'skipped', annotate: 'skipped', prompts: 'skipped', answer: 'ran', score: 'ran', report: 'ran' });
     expect(requests).toBe(before); // the endpoint was not asked again
     expect(existsSync(join(out, 'score', 'always-first'))).toBe(false);
-    const status = await pipelineStatus(file, { env: env() });
-    expect(status.stages.map((s) => s.state)).toEqual(Array(7).fill('complete'));
+    const now = await pipelineStatus(file, { env: env() });
+    expect(now.stages.map((s) => s.state)).toEqual(Array(7).fill('complete'));
   }, 120_000);
 });
 
@@ -290,5 +290,34 @@ models:
     // Answers committed before the interrupt were not asked again.
     expect(requests - start).toBeLessThan(total + asked);
     expect(requests - start).toBeGreaterThanOrEqual(total);
+  }, 120_000);
+});
+
+describe('per-model templates', () => {
+  it('builds and asks a model its own prompts, scored like the rest', async () => {
+    const out = join(work, 'out-templates');
+    const templates = join(work, 'terse.yaml');
+    writeFileSync(templates, 'mc: "Pick one.\\n{options}\\nLetter only."\n');
+    const file = pipelineFile('templates', `name: templates
+out: ${out}
+dataset:
+  synthetic: { count: 3, seed: 9 }
+prompts:
+  tasks: [mc]
+models:
+  - name: terse
+    kind: random
+    templates: ${templates}
+  - name: plain
+    kind: always-first
+`);
+    const result = await runPipeline(file, { log: () => {} });
+    expect(result.rows.map((r) => r.model)).toEqual(['terse', 'plain']);
+    const own = readFileSync(join(out, 'prompts', 'terse', 'mc.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const shared = readFileSync(join(out, 'prompts', 'mc.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(own[0].text.startsWith('Pick one.\n')).toBe(true);
+    expect(shared[0].text.startsWith('Pick one.')).toBe(false);
+    const asked = new Set(readFileSync(join(out, 'answer', 'terse', 'responses.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).key));
+    expect(asked).toEqual(new Set(own.map((p) => p.key)));
   }, 120_000);
 });

@@ -25,7 +25,7 @@ export function promptFileFor(model: Pick<ModelConfig, 'name' | 'templates'>, ta
 export function promptsStage(config: PipelineConfig): Stage {
   const p = config.prompts;
   const sets: Array<{ name: string; templates?: string; model?: string }> = [{ name: '', templates: p.templates }];
-  for (const m of config.models) if (m.templates) sets.push({ name: m.name, templates: m.templates, model: m.model ?? m.name });
+  for (const m of config.models) if (m.templates) sets.push({ name: m.name, templates: m.templates, model: m.name });
   return {
     name: 'prompts',
     after: ['dataset', 'annotate'],
