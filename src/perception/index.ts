@@ -10,7 +10,7 @@ export { loadImage } from './image.js';
 /** onnxruntime-node sessions: device choice with CPU fallback, reuse and release. */
 export { openSession, releaseSession, cudaProviderInstalled } from './runtime.js';
 /** Model manifests in models/: schema, listing, file paths. */
-export { listManifests, getManifest, readManifestFile, modelFilePath, modelFolder, MANIFEST_DIR } from './manifest.js';
+export { listManifests, getManifest, readManifestFile, modelFilePath, modelDownloadPath, modelSearchDirs, modelFolder, MANIFEST_DIR } from './manifest.js';
 export type { ModelManifest, ModelFile, GraphContract, TensorSpec } from './manifest.js';
 /** Checks a session against a manifest contract. */
 export { contractProblems } from './contract.js';

@@ -2,8 +2,8 @@
  * Model manifests (models/<id>.json): files with URL/size/sha256, licence, the ONNX I/O contract,
  * pre- and post-processing parameters and output semantics. Also resolves a model's files on disk.
  */
-import { readdirSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { GsrError } from '../util/errors.js';
@@ -97,7 +97,25 @@ export function modelFolder(modelsDir: string, id: string): string {
 }
 
 /**
- * Path of one of a model's files: an explicit override (by role) wins, else <modelsDir>/<id>/<path>.
+ * Folders searched for installed models, in order: `modelsDir` (--models-dir, default ./models), each
+ * folder of GSR_MODELS_PATH, then ../shared/models (the shared model folder beside a checkout, where
+ * this project's CI keeps the real FastestDet).
+ */
+export function modelSearchDirs(modelsDir: string): string[] {
+  const extra = (process.env.GSR_MODELS_PATH ?? '').split(delimiter).filter((d) => d !== '');
+  return [...new Set([modelsDir, ...extra, join('..', 'shared', 'models')].map((d) => resolve(d)))];
+}
+
+/** Where a model file is downloaded to: always under `modelsDir`. */
+export function modelDownloadPath(manifest: ModelManifest, role: string, modelsDir: string): string {
+  const file = manifest.files.find((f) => f.role === role);
+  if (!file) throw new GsrError(`model "${manifest.id}" has no "${role}" file in its manifest`);
+  return join(modelFolder(modelsDir, manifest.id), file.path);
+}
+
+/**
+ * Path of one of a model's files: an explicit override (by role) wins, else the first of
+ * {@link modelSearchDirs} that holds <id>/<path>, else the download location under `modelsDir`.
  */
 export function modelFilePath(
   manifest: ModelManifest,
@@ -107,7 +125,11 @@ export function modelFilePath(
 ): string {
   const explicit = overrides?.[role];
   if (explicit) return isAbsolute(explicit) ? explicit : resolve(explicit);
-  const file = manifest.files.find((f) => f.role === role);
-  if (!file) throw new GsrError(`model "${manifest.id}" has no "${role}" file in its manifest`);
-  return join(modelFolder(modelsDir, manifest.id), file.path);
+  const primary = modelDownloadPath(manifest, role, modelsDir);
+  const file = manifest.files.find((f) => f.role === role)!;
+  for (const dir of modelSearchDirs(modelsDir)) {
+    const candidate = join(dir, manifest.id, file.path);
+    if (existsSync(candidate)) return candidate;
+  }
+  return primary;
 }

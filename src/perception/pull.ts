@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { notice } from '../util/log.js';
 import { createProgress } from '../util/progress.js';
-import { modelFilePath, type ModelFile, type ModelManifest } from './manifest.js';
+import { modelDownloadPath, type ModelFile, type ModelManifest } from './manifest.js';
 import { sha256File } from './store.js';
 
 export interface PulledFile {
@@ -71,7 +71,7 @@ async function download(url: string, part: string, label: string): Promise<'down
 export async function pullModel(manifest: ModelManifest, modelsDir: string): Promise<PulledFile[]> {
   const out: PulledFile[] = [];
   for (const file of manifest.files) {
-    const dest = modelFilePath(manifest, file.role, modelsDir);
+    const dest = modelDownloadPath(manifest, file.role, modelsDir);
     if (existsSync(dest)) {
       const c = await checkFile(manifest, file, dest);
       if (!c.problem) {

@@ -7,6 +7,7 @@ import { answerers, BASELINE_BOX_FORMATS } from '../mllm/index.js';
 import { BOX_FORMATS } from '../scoring/index.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import type { PipelineConfig } from './config.js';
+import { annotationSource, annotatorModels, missingModels } from './stages/annotate.js';
 
 async function kindOf(path: string): Promise<'file' | 'dir' | null> {
   const s = await stat(path).catch(() => null);
@@ -43,10 +44,16 @@ export async function preflight(config: PipelineConfig, file: string): Promise<v
   if (a.source === 'file' && !a.file) throw new GsrError(`${file}: annotations.source is file, but annotations.file is not given`);
   if (a.file && (await kindOf(a.file)) !== 'file') throw new GsrError(`${file}: annotations.file: file not found: ${a.file}`);
   if (a.source === 'exact' && !d.synthetic) throw new GsrError(`${file}: annotations.source exact needs a synthetic dataset (only rendered scenes have exact truth)`);
-  if (config.prompts.tasks.includes('dap') && a.source === 'models' && !a.models?.depth) {
+  const source = annotationSource(config);
+  const stop = config.stop_after;
+  if (source === 'models' && stop !== 'dataset') {
+    const m = annotatorModels(config);
+    const missing = await missingModels([m.detector, m.segmenter, m.depth].filter((x): x is string => x !== null), m.modelsDir);
+    if (missing.length > 0) throw new GsrError(`${file}: annotations.models: ${missing[0]} is not installed in ${m.modelsDir} (run \`gsr models pull ${missing[0]}\`)`);
+  }
+  if (config.prompts.tasks.includes('dap') && source === 'models' && !a.models?.depth) {
     throw new GsrError(`${file}: prompts.tasks has dap, which needs depth: name a depth model in annotations.models.depth, or drop dap`);
   }
-  const stop = config.stop_after;
   const needsModels = stop === undefined || !['dataset', 'annotate', 'prompts'].includes(stop);
   if (needsModels && config.models.length === 0) throw new GsrError(`${file}: models: no models to ask (add one, or set stop_after: prompts)`);
   for (const [i, m] of config.models.entries()) {

@@ -1,8 +1,4 @@
 import type { Command } from 'commander';
-import { findMatchingSubsets, formatSummary, pearson, spearman } from '../../analysis/index.js';
-import { loadAllResults } from '../../report/load-results.js';
-import { fitTable, loadRegressionTable, writeRegressionPlot } from '../../report/regression-output.js';
-import { buildDapTable } from '../../report/summary.js';
 import { GsrError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import { notice } from '../../util/log.js';
@@ -26,6 +22,10 @@ interface RegressionOptions {
 
 const collect = (value: string, prev: string[] = []) => [...prev, value];
 
+// The statistics and plotting libraries take seconds to load; load them only when a command runs.
+const analysisLib = () => import('../../analysis/index.js');
+const regressionLib = () => import('../../report/regression-output.js');
+
 export function registerAnalyze(program: Command): void {
   const analyze = program.command('analyze').description('Statistics across models: regression with p-values, CIs, paired tests');
   analyze
@@ -46,6 +46,8 @@ export function registerAnalyze(program: Command): void {
     .option('--min-size <n>', 'smallest subset to try (default 3)', parsePositiveInt('--min-size'))
     .action(
       action(async (o: RegressionOptions) => {
+        const { findMatchingSubsets, formatSummary } = await analysisLib();
+        const { fitTable, loadRegressionTable, writeRegressionPlot } = await regressionLib();
         const { table, source, warnings } = await loadRegressionTable(o);
         for (const w of warnings) notice(`warning: ${w}`);
         const fit = fitTable(table, source);
@@ -85,6 +87,8 @@ export function registerAnalyze(program: Command): void {
     .option('--json', 'print only JSON on stdout')
     .action(
       action(async (o: { data?: string; results?: string[]; y: string; x: string; label?: string; json?: boolean }) => {
+        const { pearson, spearman } = await analysisLib();
+        const { loadRegressionTable } = await regressionLib();
         const { table, source, warnings } = await loadRegressionTable({ ...o, x: [o.x] });
         for (const w of warnings) notice(`warning: ${w}`);
         const [xs, ys] = [table.x[0].values, table.y.values];
@@ -108,6 +112,8 @@ export function registerAnalyze(program: Command): void {
     .option('--json', 'print only JSON on stdout')
     .action(
       action(async (o: { results: string[]; json?: boolean }) => {
+        const { loadAllResults } = await import('../../report/load-results.js');
+        const { buildDapTable } = await import('../../report/summary.js');
         const results = await loadAllResults(o.results);
         for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
         const rows = buildDapTable(results);

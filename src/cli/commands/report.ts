@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { loadAllResults, reportWriters } from '../../report/index.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
 import { action, parsePositiveInt } from '../action.js';
@@ -45,6 +44,8 @@ export function registerReport(program: Command): void {
     .option('--regression-x <metric>', 'regression regressor (default grounding:whatsup-a/subject)')
     .action(
       action(async (o: ReportCliOptions) => {
+        // Loaded here: the report pulls in vega and the statistics, which are slow to load.
+        const { loadAllResults, reportWriters } = await import('../../report/index.js');
         const writer = reportWriters.get(o.format);
         const results = await loadAllResults(o.results);
         for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);

@@ -39,7 +39,7 @@ export function annotationSource(config: PipelineConfig): Source {
 }
 
 /** Model ids the annotator would use, with defaults. */
-function annotatorModels(config: PipelineConfig) {
+export function annotatorModels(config: PipelineConfig) {
   const m = config.annotations.models;
   return {
     detector: m?.detector ?? DEFAULT_DETECTOR,
