@@ -34,6 +34,8 @@ export interface StageContext {
   summaryOf<T = unknown>(stage: string): T;
   progress: StageProgress;
   notice(message: string): void;
+  /** Aborted when the user interrupts the run: stop, keep what is done, throw. */
+  signal?: AbortSignal;
 }
 
 export interface Stage {
@@ -132,6 +134,7 @@ export interface RunStagesOptions {
   /** Rerun every stage even when unchanged. */
   force?: boolean;
   progress?: PipelineProgress;
+  signal?: AbortSignal;
 }
 
 /** Runs stages in order, skipping unchanged ones. Throws on the first stage that fails. */
@@ -181,6 +184,7 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
         summaryOf: <T>(name: string) => done.get(name)!.record.summary as T,
         progress: progress.stage(index, stage.name),
         notice: (m) => progress.line(`[${index + 1}/${stages.length}] ${stage.name}: ${m}`),
+        signal: options.signal,
       };
       let summary: unknown;
       try {

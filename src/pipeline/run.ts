@@ -23,8 +23,8 @@ import { summaryRows, type SummaryRow } from './summary.js';
 export const STAGE_NAMES = ['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze', 'report'] as const;
 
 /** The stages of a pipeline, cut after `stop_after`. */
-export function buildStages(config: PipelineConfig, signal?: AbortSignal): Stage[] {
-  const all = [datasetStage(config), annotateStage(config), promptsStage(config), answerStage(config, signal), scoreStage(config), analyzeStage(config), reportStage(config)];
+export function buildStages(config: PipelineConfig): Stage[] {
+  const all = [datasetStage(config), annotateStage(config), promptsStage(config), answerStage(config), scoreStage(config), analyzeStage(config), reportStage(config)];
   const stop = config.stop_after ? STAGE_NAMES.indexOf(config.stop_after) : all.length - 1;
   return all.slice(0, stop + 1);
 }
@@ -59,10 +59,10 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
   const loaded = await loadPipeline(file, options.env);
   const config = options.out ? { ...loaded.config, out: resolve(options.out) } : loaded.config;
   await preflight(config, file);
-  const stages = buildStages(config, options.signal);
+  const stages = buildStages(config);
   const progress = new PipelineProgress(stages.length, options.log ? (l) => options.log!(l) : undefined);
   for (const m of loaded.skippedModels) progress.line(`model ${m.name} skipped (${m.reason})`);
-  const outcomes = await runStages(stages, { out: config.out, force: options.force, progress });
+  const outcomes = await runStages(stages, { out: config.out, force: options.force, progress, signal: options.signal });
   const summaryOf = <T>(name: string) => outcomes.find((o) => o.name === name)?.record.summary as T | undefined;
   const report = summaryOf<ReportStageSummary>('report');
   return {

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listManifests, modelFilePath } from '../../src/perception/index.js';
+import { listManifests } from '../../src/perception/index.js';
 import { describe, expect, it } from 'vitest';
 import { buildStages, loadPipeline, preflight } from '../../src/pipeline/index.js';
 import { REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
@@ -23,9 +23,12 @@ describe('shipped pipelines', () => {
       loaded.config.annotations.models = { ...loaded.config.annotations.models!, models_dir: empty };
       await expect(preflight(loaded.config, f)).rejects.toThrow(`${f}: annotations.models: grounding-dino-tiny is not installed in ${empty} (run \`gsr models pull grounding-dino-tiny\`)`);
       // ... and with every model's files in place (empty stand-ins) the rest of the file checks out.
+      // Built from the temp folder itself (never through the model search path, which can point at
+      // ../shared): writes stay inside the temp folder.
       for (const m of await listManifests()) {
         for (const file of m.files) {
-          const path = modelFilePath(m, file.role, empty);
+          const path = join(empty, m.id, file.path);
+          if (!path.startsWith(empty + '/')) throw new Error(`refusing to write outside ${empty}: ${path}`);
           mkdirSync(join(path, '..'), { recursive: true });
           writeFileSync(path, '');
         }

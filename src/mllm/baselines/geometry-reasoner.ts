@@ -96,7 +96,7 @@ function twoObjectEvidence(s: ObjectGeometry, o: ObjectGeometry, relation: Relat
   const aboveTop = share(o.box[1] - s.box[1]); // part of the subject above the object's top edge
   const belowTop = share(s.box[3] - o.box[1]); // part of the subject below the object's top edge
   const belowBottom = share(s.box[3] - o.box[3]); // part of the subject below the object's bottom edge
-  const aboveBottomOfTop = share(o.box[1] - s.box[3]); // gap between the subject and the object's top
+  const gapAboveTop = share(o.box[1] - s.box[3]); // gap between the subject and the object's top
   // Resting: the subject's bottom edge meets the object's top edge (within a tolerance).
   const tol = CONTACT_TOLERANCE * height(s.box);
   const touches = Math.abs(s.box[3] - o.box[1]) <= tol || (s.box[3] > o.box[1] && s.box[3] < (o.box[1] + o.box[3]) / 2);
@@ -111,7 +111,7 @@ function twoObjectEvidence(s: ObjectGeometry, o: ObjectGeometry, relation: Relat
       if (contact) return 2 * stacked * contact.support;
       return 2 * stacked * aboveTop * (touches ? 1 : 0.5);
     case 'above':
-      return 2 * stacked * Math.max(aboveBottomOfTop, touches ? 0 : aboveTop * 0.5);
+      return 2 * stacked * Math.max(gapAboveTop, touches ? 0 : aboveTop * 0.5);
     case 'under':
     case 'bottom':
       if (contact) return 2 * stacked * contact.cover * (1 - contact.support);

@@ -76,10 +76,12 @@ async function runAnnotator(config: PipelineConfig, ctx: StageContext, manifest:
   const m = annotatorModels(config);
   const targets = (await targetsFromManifest(manifest)).slice(0, limit);
   ctx.progress.start(targets.length, 'images');
-  return annotate({
+  const r = await annotate({
     targets, outDir, detector: m.detector, segmenter: m.segmenter, depth: m.depth, modelsDir: m.modelsDir, device: m.device, params: m.params,
-    progress: { tick: (n, failed) => ctx.progress.tick(n, failed), stop() {} },
+    progress: { tick: (n, failed) => ctx.progress.tick(n, failed), stop() {} }, signal: ctx.signal,
   });
+  if (r.interrupted) throw new Error('interrupted (annotated images are kept in the journal; run again to resume)');
+  return r;
 }
 
 export function annotateStage(config: PipelineConfig): Stage {

@@ -47,7 +47,7 @@ function generationSettings(model: ModelConfig, annotationsSha: string | undefin
   return s;
 }
 
-export function answerStage(config: PipelineConfig, signal?: AbortSignal): Stage {
+export function answerStage(config: PipelineConfig): Stage {
   return {
     name: 'answer',
     after: ['prompts', 'annotate'],
@@ -75,7 +75,7 @@ export function answerStage(config: PipelineConfig, signal?: AbortSignal): Stage
             for (const task of tasks) {
               const file = join(promptsDir, promptFileFor(model, task));
               const r: RunSummary = await runPrompts({
-                prompts: file, store, answerer, settings, concurrency: model.concurrency, timeoutMs: model.timeout_ms, signal,
+                prompts: file, store, answerer, settings, concurrency: model.concurrency, timeoutMs: model.timeout_ms, signal: ctx.signal,
                 onStart: ({ toSend }) => ctx.progress.start(toSend, `${model.name} ${task} prompts`),
                 onResult: (e) => ctx.progress.tick(1, e.status === 'failed'),
               });
