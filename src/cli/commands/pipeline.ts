@@ -1,6 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import type { Command } from 'commander';
-import { formatSummaryTable, loadPipeline, pipelineStatus, preflight, runPipeline, buildStages, type PipelineResult } from '../../pipeline/index.js';
+import type { PipelineResult } from '../../pipeline/index.js';
+import { formatSummaryTable } from '../../pipeline/summary.js';
+
+// The pipeline pulls in every stage (statistics and plotting are slow to load): load it when a command runs.
+const pipelineLib = () => import('../../pipeline/index.js');
 import { notice } from '../../util/log.js';
 import { action, printJson } from '../action.js';
 
@@ -33,6 +37,7 @@ export function registerPipeline(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(
       action(async (file: string, o: { out?: string; force?: boolean; json?: boolean }) => {
+        const { runPipeline } = await pipelineLib();
         const controller = new AbortController();
         setMaxListeners(0, controller.signal); // every model and task's run listens to it
         let interrupts = 0;
@@ -60,6 +65,7 @@ export function registerPipeline(program: Command): void {
     .option('--json', 'print the checked configuration as JSON')
     .action(
       action(async (file: string, o: { json?: boolean }) => {
+        const { loadPipeline, preflight, buildStages } = await pipelineLib();
         const loaded = await loadPipeline(file);
         await preflight(loaded.config, file);
         if (o.json) printJson({ ...loaded, stages: buildStages(loaded.config).map((s) => s.name) });
@@ -78,6 +84,7 @@ export function registerPipeline(program: Command): void {
     .option('--json', 'print the status as JSON')
     .action(
       action(async (file: string, o: { out?: string; json?: boolean }) => {
+        const { pipelineStatus } = await pipelineLib();
         const status = await pipelineStatus(file, { out: o.out });
         if (o.json) return printJson(status);
         const lines = status.stages.map((s) => `${s.name.padEnd(9)} ${s.state}${s.completed_at ? ` (completed ${s.completed_at})` : ''}${s.partial ? ', interrupted run to resume' : ''}`);
