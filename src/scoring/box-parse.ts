@@ -2,7 +2,7 @@
  * parseBox: one MLLM answer -> one xyxy box in original-image pixels, under one declared format
  * (or one `auto` guess made by the written rules in AUTO_RULES). Pure; never throws on text.
  */
-import { clipBox, isFiniteBox, orderCorners, type Box } from '../geometry/boxes.js';
+import { isFiniteBox, type Box } from '../geometry/boxes.js';
 import { BOX_FORMATS, BOX_READERS, type BoxFormat, type ReadContext } from './box-formats.js';
 
 export type BoxFormatOption = BoxFormat | 'auto';
@@ -83,14 +83,20 @@ export function parseBox(text: unknown, options: ParseBoxOptions): ParseBoxResul
   const read = BOX_READERS[format](text, options);
   if ('reason' in read) return fail(read.reason, read.detail, format);
   if (!isFiniteBox(read.box)) return fail('non-finite', `box has non-finite values [${read.box.join(', ')}]`, format);
+  // orderCorners then clipBox, computed in place: one box per answer instead of three.
   const fixes: Array<'swapped' | 'clipped'> = [];
-  const ordered = orderCorners(read.box);
-  if (!sameBox(ordered, read.box)) fixes.push('swapped');
-  const clipped = clipBox(ordered, width, height);
-  if (!sameBox(clipped, ordered)) fixes.push('clipped');
-  return { ok: true, box: clipped, format, guessed, fixes };
+  const [a, b, c, d] = read.box;
+  const x1 = Math.min(a, c);
+  const y1 = Math.min(b, d);
+  const x2 = Math.max(a, c);
+  const y2 = Math.max(b, d);
+  if (x1 !== a || y1 !== b || x2 !== c || y2 !== d) fixes.push('swapped');
+  const box: Box = [clamp(x1, width), clamp(y1, height), clamp(x2, width), clamp(y2, height)];
+  if (box[0] !== x1 || box[1] !== y1 || box[2] !== x2 || box[3] !== y2) fixes.push('clipped');
+  return { ok: true, box, format, guessed, fixes };
 }
 
-function sameBox(a: readonly number[], b: readonly number[]): boolean {
-  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
+/** As clipBox (geometry/boxes.ts). */
+function clamp(v: number, max: number): number {
+  return Math.min(Math.max(v, 0), max);
 }

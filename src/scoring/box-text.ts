@@ -24,6 +24,8 @@ export function firstFour(text: string): number[] | null {
 /** Four numbers from a point pair or a list, whichever comes first in the text. */
 export function firstBoxNumbers(text: string): number[] | null {
   const a = TWO_POINTS.exec(text);
+  // A point pair at the very start comes first whatever FOUR finds; skip that scan.
+  if (a && a.index === 0) return numbers(a);
   const b = FOUR.exec(text);
   if (a && (!b || a.index <= b.index)) return numbers(a);
   return numbers(b);

@@ -96,23 +96,45 @@ function inputSizeFor(spec: InputSizeSpec | undefined, image: CocoImage): { inpu
   return size ? { inputWidth: size[0], inputHeight: size[1] } : {};
 }
 
-/** The ground-truth object per "item\0role": the highest-scoring annotation. */
-function groundTruth(coco: CocoFile): Map<string, { image: CocoImage; ann: CocoAnnotation }> {
+/** One slot per role. Objects are looked up by item, then role: no "item\0role" string per lookup. */
+interface RoleSlots<T> {
+  subject: T | undefined;
+  object: T | undefined;
+}
+
+type Truth = { image: CocoImage; ann: CocoAnnotation };
+
+/** Item id as a map key, as the template string `${item}` made it. */
+function itemKey(item: unknown): string {
+  return typeof item === 'string' ? item : String(item);
+}
+
+/**
+ * The ground-truth object per item and role: the highest-scoring annotation. `list` keeps the order
+ * in which each (item, role) first appears; `slots` holds indexes into it.
+ */
+function groundTruth(coco: CocoFile): { list: Truth[]; slots: Map<string, RoleSlots<number>> } {
   if (!coco || !Array.isArray(coco.images) || !Array.isArray(coco.annotations)) {
     throw new GsrError('annotations must be COCO JSON with images[] and annotations[]');
   }
   const images = new Map<number, CocoImage>();
   for (const im of coco.images) images.set(im.id, im);
-  const out = new Map<string, { image: CocoImage; ann: CocoAnnotation }>();
+  const list: Truth[] = [];
+  const slots = new Map<string, RoleSlots<number>>();
   for (const ann of coco.annotations) {
     const image = images.get(ann.image_id);
     if (!image) throw new GsrError(`annotation ${ann.id}: image_id ${ann.image_id} is not in images[]`);
     if (!ROLES.includes(ann.role)) throw new GsrError(`annotation ${ann.id}: role must be subject or object, got ${JSON.stringify(ann.role)}`);
-    const key = `${image.item_id}\u0000${ann.role}`;
-    const prev = out.get(key);
-    if (!prev || (ann.score ?? 0) > (prev.ann.score ?? 0)) out.set(key, { image, ann });
+    const key = itemKey(image.item_id);
+    let slot = slots.get(key);
+    if (!slot) slots.set(key, (slot = { subject: undefined, object: undefined }));
+    const at = slot[ann.role];
+    if (at === undefined) {
+      slot[ann.role] = list.length;
+      list.push({ image, ann });
+    } else if ((ann.score ?? 0) > (list[at].ann.score ?? 0)) list[at] = { image, ann };
   }
-  return out;
+  return { list, slots };
 }
 
 /** Scores every annotated object against the model's parsed box. */
@@ -128,33 +150,47 @@ export function scoreGrounding(
   }
   const truth = groundTruth(coco);
   const needsInputSize = options.boxFormat === 'qwen2.5-vl' || options.boxFormat === 'auto';
-  const byObject = new Map<string, ResponseRecord>();
+  const byObject = new Map<string, RoleSlots<ResponseRecord>>();
+  // Responses with a role other than subject/object: never scored, only counted as no_annotation.
+  const otherRoles = new Set<string>();
   const models = new Set<string>();
+  let lastModel: string | undefined;
   for (const r of responses) {
     if (!r.role || (options.model !== undefined && r.model !== options.model)) continue;
-    models.add(r.model);
-    const key = `${r.item}\u0000${r.role}`;
-    const prev = byObject.get(key);
-    if (prev === undefined || r.status === 'ok' || prev.status !== 'ok') byObject.set(key, r);
+    // Responses come in runs of one model; skip the Set while the model repeats.
+    if (r.model !== lastModel || models.size === 0) models.add((lastModel = r.model));
+    const role = r.role;
+    if (role !== 'subject' && role !== 'object') {
+      otherRoles.add(`${r.item}\u0000${role}`);
+      continue;
+    }
+    const key = itemKey(r.item);
+    let slot = byObject.get(key);
+    if (!slot) byObject.set(key, (slot = { subject: undefined, object: undefined }));
+    const prev = slot[role];
+    if (prev === undefined || r.status === 'ok' || prev.status !== 'ok') slot[role] = r;
   }
   if (models.size > 1) throw new GsrError(`responses hold several models (${[...models].sort().join(', ')}); choose one with the model option`);
   const items: GroundingItemResult[] = [];
   const guessed: Record<string, number> = {};
   const reasons: Record<string, number> = {};
-  for (const [key, { image, ann }] of truth) {
-    const r = byObject.get(key);
+  for (const { image, ann } of truth.list) {
+    const r = byObject.get(itemKey(image.item_id))?.[ann.role];
     if (!r || r.status !== 'ok') {
       const status = r ? 'failed' : 'missing';
       reasons[status] = (reasons[status] ?? 0) + 1;
       items.push(itemResult(image, ann, r, null, r?.error ?? status, null, threshold, status));
       continue;
     }
+    // Built as one literal (a spread of the input size allocated twice per object).
+    const size = needsInputSize ? inputSizeFor(options.inputSize, image) : undefined;
     const parsed = parseBox(r.output, {
       format: options.boxFormat,
       width: image.width,
       height: image.height,
       llavaPadded: options.llavaPadded,
-      ...(needsInputSize ? inputSizeFor(options.inputSize, image) : {}),
+      inputWidth: size?.inputWidth,
+      inputHeight: size?.inputHeight,
     });
     if (!parsed.ok) {
       reasons[parsed.reason] = (reasons[parsed.reason] ?? 0) + 1;
@@ -164,7 +200,11 @@ export function scoreGrounding(
     if (parsed.guessed) guessed[parsed.format] = (guessed[parsed.format] ?? 0) + 1;
     items.push(itemResult(image, ann, r, parsed, null, parsed.format, threshold, 'ok'));
   }
-  const noAnnotation = [...byObject.keys()].filter((k) => !truth.has(k)).length;
+  let noAnnotation = otherRoles.size;
+  for (const [item, slot] of byObject) {
+    const t = truth.slots.get(item);
+    for (const role of ROLES) if (slot[role] !== undefined && t?.[role] === undefined) noAnnotation++;
+  }
   return { result: summarize(items, options, threshold, [...models][0], guessed, reasons, noAnnotation), items };
 }
 
@@ -202,10 +242,6 @@ function itemResult(
   };
 }
 
-function columnName(i: GroundingItemResult): string {
-  return `${i.split}/${i.role}`;
-}
-
 /** Split order of Table 2, subject before object. */
 function orderColumns(names: Iterable<string>): string[] {
   const bySplit = new Map<string, string[]>();
@@ -218,11 +254,21 @@ function orderColumns(names: Iterable<string>): string[] {
 }
 
 function detectorColumn(items: GroundingItemResult[]): DetectorColumn {
-  const scores = items.map((i) => i.gt_score).filter((s) => Number.isFinite(s));
+  // One pass over finite scores, summed in order as mean() does.
+  let n = 0;
+  let sum = 0;
+  let confident = 0;
+  for (const i of items) {
+    const s = i.gt_score;
+    if (!Number.isFinite(s)) continue;
+    n++;
+    sum += s;
+    if (s >= 0.5) confident++;
+  }
   return {
     n: items.length,
-    mean_confidence: mean(scores),
-    share_confident: scores.length ? scores.filter((s) => s >= 0.5).length / scores.length : null,
+    mean_confidence: n > 0 ? sum / n : null,
+    share_confident: n ? confident / n : null,
   };
 }
 
@@ -235,27 +281,50 @@ function summarize(
   reasons: Record<string, number>,
   noAnnotation: number,
 ): GroundingResult {
-  const groups = new Map<string, GroundingItemResult[]>();
+  // Grouped by split, then role: no column-name string per item.
+  const bySplit = new Map<string, RoleSlots<GroundingItemResult[]>>();
   for (const i of items) {
-    const list = groups.get(columnName(i));
+    let slot = bySplit.get(i.split);
+    if (!slot) bySplit.set(i.split, (slot = { subject: undefined, object: undefined }));
+    const list = slot[i.role];
     if (list) list.push(i);
-    else groups.set(columnName(i), [i]);
+    else slot[i.role] = [i];
+  }
+  const groups = new Map<string, GroundingItemResult[]>();
+  for (const [split, slot] of bySplit) {
+    for (const role of ROLES) {
+      const list = slot[role];
+      if (list) groups.set(`${split}/${role}`, list);
+    }
   }
   const names = orderColumns(groups.keys());
   const columns: Record<string, GroundingColumn> = {};
   const detector: Record<string, DetectorColumn> = {};
   for (const name of names) {
     const g = groups.get(name)!;
-    const hits = g.filter((i) => i.hit).length;
-    const parsedIous = g.filter((i) => i.iou !== null).map((i) => i.iou as number);
+    // One pass; IoUs are summed in item order, as mean() does, so the figures are unchanged.
+    let hits = 0;
+    let parsed = 0;
+    let iouSum = 0;
+    let unparsed = 0;
+    let missing = 0;
+    for (const i of g) {
+      if (i.hit) hits++;
+      if (i.iou !== null) {
+        parsed++;
+        iouSum += i.iou;
+      }
+      if (i.status === 'unparsed') unparsed++;
+      else if (i.status === 'missing' || i.status === 'failed') missing++;
+    }
     columns[name] = {
       n: g.length,
       hits,
       accuracy: g.length ? hits / g.length : null,
-      mean_iou: g.length ? parsedIous.reduce((a, b) => a + b, 0) / g.length : null,
-      mean_iou_parsed: mean(parsedIous),
-      unparsed: g.filter((i) => i.status === 'unparsed').length,
-      missing: g.filter((i) => i.status === 'missing' || i.status === 'failed').length,
+      mean_iou: g.length ? iouSum / g.length : null,
+      mean_iou_parsed: parsed > 0 ? iouSum / parsed : null,
+      unparsed,
+      missing,
     };
     detector[name] = detectorColumn(g);
   }

@@ -103,17 +103,33 @@ function answerIndexOf(p: PromptRecord): number {
   return /^[A-Z]$/.test(p.expected) ? p.expected.charCodeAt(0) - 65 : -1;
 }
 
-/** Picks the response per key (the last `ok` one, else the last one) and lists the models seen. */
-function responsesByKey(responses: Iterable<ResponseRecord>, model: string | undefined): { byKey: Map<string, ResponseRecord>; models: Set<string> } {
-  const byKey = new Map<string, ResponseRecord>();
+/**
+ * Picks the response per key (the last `ok` one, else the last one) and lists the models seen.
+ * The map holds indexes into `list` (small integers, no per-entry garbage), so callers can mark
+ * used responses in a typed array instead of a Set of keys.
+ */
+function responsesByKey(
+  responses: Iterable<ResponseRecord>,
+  model: string | undefined,
+): { byKey: Map<string, number>; list: ResponseRecord[]; models: Set<string> } {
+  const byKey = new Map<string, number>();
+  const list: ResponseRecord[] = [];
   const models = new Set<string>();
+  let lastModel: string | undefined;
   for (const r of responses) {
     if (model !== undefined && r.model !== model) continue;
-    models.add(r.model);
-    const prev = byKey.get(r.key);
-    if (prev === undefined || r.status === 'ok' || prev.status !== 'ok') byKey.set(r.key, r);
+    // Responses come in runs of one model; skip the Set while the model repeats.
+    if (r.model !== lastModel || models.size === 0) models.add((lastModel = r.model));
+    const prevIndex = byKey.get(r.key);
+    if (prevIndex === undefined || r.status === 'ok' || list[prevIndex].status !== 'ok') {
+      // Replace in place so the index stays the key's.
+      if (prevIndex === undefined) {
+        byKey.set(r.key, list.length);
+        list.push(r);
+      } else list[prevIndex] = r;
+    }
   }
-  return { byKey, models };
+  return { byKey, list, models };
 }
 
 /** Scores one prompt against its response (or its absence). */
@@ -131,7 +147,8 @@ export function scorePrompt(prompt: PromptRecord, response: ResponseRecord | und
     reason = response?.error ?? status;
   } else {
     output = response.output;
-    const ex = extractForPrompt(prompt, response.output);
+    const choice = isChoicePrompt(prompt);
+    const ex = choice ? extractChoiceAnswer(output, prompt.options) : extractTemplateAnswer(output, prompt.options);
     if (ex.status === 'unparsed') {
       status = 'unparsed';
       rule = ex.rule ?? null;
@@ -140,7 +157,7 @@ export function scorePrompt(prompt: PromptRecord, response: ResponseRecord | und
       status = 'ok';
       rule = ex.rule;
       chosen = ex.index;
-      extracted = isChoicePrompt(prompt) ? letter(ex.index) : prompt.options[ex.index];
+      extracted = choice ? letter(ex.index) : prompt.options[ex.index];
     }
   }
   return {
@@ -169,7 +186,7 @@ export function scoreReasoning(
   options: ScoreReasoningOptions = {},
 ): { result: ReasoningResult; items: ReasoningItemResult[] } {
   const mode = options.mode ?? 'both';
-  const { byKey, models } = responsesByKey(responses, options.model);
+  const { byKey, list, models } = responsesByKey(responses, options.model);
   if (models.size > 1) throw new GsrError(`responses hold several models (${[...models].sort().join(', ')}); choose one with the model option`);
   const items: ReasoningItemResult[] = [];
   const tallies = new Map<string, Map<string, ItemTally>>(); // split -> item -> tally
@@ -177,18 +194,42 @@ export function scoreReasoning(
   const splitBias = new Map<string, BiasTally>();
   const reasons: Record<string, number> = {};
   const tasks = new Set<string>();
-  const used = new Set<string>();
+  const used = new Uint8Array(list.length); // 1 = some prompt has this response's key
+  let usedCount = 0;
+  let lastTask: string | undefined;
+  let lastSplit: string | undefined;
+  let lastItem: string | undefined;
+  let inSplit: Map<string, ItemTally> | undefined;
+  let sb: BiasTally | undefined;
+  let t: ItemTally | undefined;
   for (const p of prompts) {
     if (p.task === 'grounding') continue;
-    tasks.add(p.task);
-    const response = byKey.get(p.key);
-    if (response !== undefined) used.add(p.key);
+    if (p.task !== lastTask || tasks.size === 0) tasks.add((lastTask = p.task));
+    const at = byKey.get(p.key);
+    let response: ResponseRecord | undefined;
+    if (at !== undefined) {
+      response = list[at];
+      if (used[at] === 0) {
+        used[at] = 1;
+        usedCount++;
+      }
+    }
     const r = scorePrompt(p, response);
     items.push(r);
-    let inSplit = tallies.get(r.split);
-    if (!inSplit) tallies.set(r.split, (inSplit = new Map()));
-    let t = inSplit.get(r.item);
-    if (!t) inSplit.set(r.item, (t = { split: r.split, relation: r.relation, prompts: 0, correct: 0, unparsed: 0, missing: 0, all: true, first: null }));
+    // An item's rotations (and a split's items) are usually adjacent: reuse the last lookups.
+    if (r.split !== lastSplit || inSplit === undefined || sb === undefined) {
+      lastSplit = r.split;
+      inSplit = tallies.get(r.split);
+      if (!inSplit) tallies.set(r.split, (inSplit = new Map()));
+      sb = splitBias.get(r.split);
+      if (!sb) splitBias.set(r.split, (sb = new BiasTally()));
+      t = undefined;
+    }
+    if (r.item !== lastItem || t === undefined) {
+      lastItem = r.item;
+      t = inSplit.get(r.item);
+      if (!t) inSplit.set(r.item, (t = { split: r.split, relation: r.relation, prompts: 0, correct: 0, unparsed: 0, missing: 0, all: true, first: null }));
+    }
     t.prompts++;
     if (r.correct) t.correct++;
     else t.all = false;
@@ -200,17 +241,17 @@ export function scoreReasoning(
     }
     if (r.rotation === 0) t.first = r.correct;
     bias.add(r);
-    let sb = splitBias.get(r.split);
-    if (!sb) splitBias.set(r.split, (sb = new BiasTally()));
     sb.add(r);
   }
   const splits = new Map<string, CellSum>();
   const relations = new Map<string, CellSum>();
   const splitRelations = new Map<string, CellSum>();
-  for (const t of [...tallies.values()].flatMap((m) => [...m.values()])) {
-    sumInto(splits, t.split, t);
-    sumInto(relations, t.relation, t);
-    sumInto(splitRelations, `${t.split}/${t.relation}`, t);
+  for (const inSplit of tallies.values()) {
+    for (const t of inSplit.values()) {
+      sumInto(splits, t.split, t);
+      sumInto(relations, t.relation, t);
+      sumInto(splitRelations, `${t.split}/${t.relation}`, t);
+    }
   }
   const splitNames = orderSplits(splits.keys());
   const splitCells = Object.fromEntries(splitNames.map((s) => [s, splits.get(s)!.cell(mode)]));
@@ -228,7 +269,7 @@ export function scoreReasoning(
     position_bias: { ...bias.result(), splits: Object.fromEntries(splitNames.map((s) => [s, splitBias.get(s)!.result()])) },
     relations: cells(relations),
     split_relations: cells(splitRelations),
-    unmatched_responses: byKey.size - used.size,
+    unmatched_responses: byKey.size - usedCount,
     unparsed_reasons: reasons,
   };
   return { result, items };
