@@ -23,14 +23,5 @@ export function writePrompts(dir: string, n: number, name = 'prompts.jsonl'): { 
   return { path, prompts };
 }
 
-/** Seeded PRNG (mulberry32) so fault schedules repeat. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded PRNG so fault schedules repeat. */
+export { seededRandom } from '../../src/analysis/random.js';

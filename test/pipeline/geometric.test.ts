@@ -4,18 +4,10 @@ import { chooseCaption, type SceneGeometry, type Xyxy } from '../../src/mllm/bas
 import { createGeometricAnswerer, createAlwaysFirstAnswerer, createRandomAnswerer } from '../../src/mllm/baselines/answerers.js';
 import type { CocoFile } from '../../src/annotate/coco.js';
 import type { PromptRecord } from '../../src/prompts/types.js';
+import { seededRandom } from '../../src/analysis/random.js';
 
-/** Small seeded PRNG (mulberry32) so the scenes are reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded PRNG so the scenes are reproducible. */
+const rng = seededRandom;
 
 const W = 640;
 const H = 480;
