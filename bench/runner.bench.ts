@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createOpenAiAnswerer, RunStore, runPrompts, settingsId } from '../src/mllm/index.js';
+import { HttpPoster } from '../src/mllm/http-post.js';
 import { startFakeServer, type Fault } from '../test/mllm/fake-server.js';
 import { seededRandom, writePrompts } from '../test/mllm/prompt-fixtures.js';
 
@@ -29,37 +30,57 @@ async function throughput(dir: string, url: string, concurrency: number) {
   const { path } = writePrompts(dir, n, `tp-${concurrency}.jsonl`);
   const store = RunStore.open(join(dir, `tp-${concurrency}.sqlite`));
   const started = performance.now();
+  const answerer = createOpenAiAnswerer({ model: 'bench', baseUrl: url });
   let first = 0;
+  let cpu0 = process.cpuUsage();
   const s = await runPrompts({
-    prompts: path, store, answerer: createOpenAiAnswerer({ model: 'bench', baseUrl: url }), settings: { answerer: 'openai', model: 'bench' },
-    concurrency, timeoutMs: 30_000, onStart: () => (first = performance.now()),
+    prompts: path, store, answerer, settings: { answerer: 'openai', model: 'bench' },
+    concurrency, timeoutMs: 30_000, onStart: () => ((first = performance.now()), (cpu0 = process.cpuUsage())),
   });
   const sendSeconds = (performance.now() - first) / 1000;
+  const cpuUs = cpuPerRequest(cpu0, n);
+  await answerer.close?.();
   store.close();
   if (s.ok !== n) throw new Error(`throughput run at ${concurrency}: ${s.ok}/${n} ok`);
-  // The same requests with bare fetch (no store, no retries): what this machine allows right now.
-  const raw = await rawFetchRate(url, concurrency, n);
+  // The same requests with no store and no retries, over the runner's HTTP client and over fetch: what
+  // this machine allows right now, and why the runner does not use fetch.
+  const bareHttp = await bareRate(url, concurrency, n, 'http');
+  const bareFetch = await bareRate(url, concurrency, n, 'fetch');
+  const pct = (rate: number) => +((100 * rate) / capacity).toFixed(1);
   return {
     concurrency, prompts: n, capacity_per_s: capacity, achieved_per_s: +(n / sendSeconds).toFixed(1),
-    percent_of_capacity: +((100 * n) / sendSeconds / capacity).toFixed(1), total_seconds_incl_scan: +((performance.now() - started) / 1000).toFixed(2),
-    bare_fetch_per_s: +raw.toFixed(1), bare_fetch_percent_of_capacity: +((100 * raw) / capacity).toFixed(1), runner_percent_of_bare_fetch: +((100 * n) / sendSeconds / raw).toFixed(1),
+    percent_of_capacity: pct(n / sendSeconds), total_seconds_incl_scan: +((performance.now() - started) / 1000).toFixed(2),
+    bare_http_percent_of_capacity: pct(bareHttp.rate), bare_fetch_percent_of_capacity: pct(bareFetch.rate),
+    runner_cpu_us_per_request: cpuUs, bare_http_cpu_us_per_request: bareHttp.cpuUs, bare_fetch_cpu_us_per_request: bareFetch.cpuUs,
   };
 }
 
-async function rawFetchRate(url: string, concurrency: number, n: number): Promise<number> {
+async function bareRate(url: string, concurrency: number, n: number, client: 'http' | 'fetch'): Promise<{ rate: number; cpuUs: number }> {
+  const poster = new HttpPoster();
+  const target = new URL(`${url}/chat/completions`);
+  const headers = { 'content-type': 'application/json' };
   let next = 0;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < n) {
         const i = next++;
-        const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'text', text: `raw #${i}` }] }] });
-        const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-        await res.json();
+        const body = Buffer.from(JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'text', text: `raw #${i}` }] }] }));
+        const signal = new AbortController().signal; // the runner gives every attempt one too
+        const text = client === 'http' ? (await poster.post(target, headers, body, signal)).text : await (await fetch(target, { method: 'POST', headers, body, signal })).text();
+        JSON.parse(text);
       }
     }),
   );
-  return n / ((performance.now() - t0) / 1000);
+  const rate = n / ((performance.now() - t0) / 1000);
+  poster.close();
+  return { rate, cpuUs: cpuPerRequest(cpu0, n) };
+}
+
+function cpuPerRequest(since: NodeJS.CpuUsage, n: number): number {
+  const used = process.cpuUsage(since);
+  return Math.round((used.user + used.system) / n);
 }
 
 async function resume(dir: string) {

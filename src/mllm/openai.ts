@@ -2,6 +2,7 @@ import { GsrError } from '../util/errors.js';
 import type { PromptRecord } from '../prompts/types.js';
 import { AnswerError } from './errors.js';
 import { DataUrlCache } from './image-url.js';
+import { HttpPoster, type HttpReply } from './http-post.js';
 import { answerers, type AnswererOptions } from './registry.js';
 import { isRetryableStatus, parseRetryAfter } from './retry.js';
 import type { Answerer } from './types.js';
@@ -31,7 +32,7 @@ function textOf(content: unknown): string | undefined {
 
 /**
  * An OpenAI-compatible Chat Completions client (vLLM, SGLang, Ollama, LM Studio, llama.cpp, hosted
- * APIs): the image goes as a base64 data URL, over plain fetch. Errors carry no API key.
+ * APIs): the image goes as a base64 data URL, over node:http(s) with keep-alive. Errors carry no API key.
  */
 export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
   let url: URL;
@@ -48,6 +49,7 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
   }
   const scrub = (s: string) => (apiKey ? s.split(apiKey).join('***') : s);
   const images = new DataUrlCache();
+  const poster = new HttpPoster();
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
 
@@ -55,7 +57,6 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
     name: `openai:${opts.model}`,
     async answer(prompt: PromptRecord, signal: AbortSignal): Promise<string> {
       const imageUrl = await images.get(prompt.image);
-      // A Buffer goes out in one write; a string body is streamed in pieces by fetch.
       const body = Buffer.from(JSON.stringify({
         model: opts.model,
         messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: imageUrl } }, { type: 'text', text: prompt.text }] }],
@@ -64,31 +65,33 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
         top_p: opts.topP,
         seed: opts.seed,
       }));
-      let res: Response;
-      let text: string;
+      let reply: HttpReply;
       try {
-        res = await fetch(url, { method: 'POST', headers, body, signal });
-        text = await res.text();
+        reply = await poster.post(url, headers, body, signal);
       } catch (err) {
         if (signal.aborted) throw err; // the runner tells timeouts from interrupts
-        const e = err as { message?: string; cause?: { code?: string; message?: string } };
-        throw new AnswerError(scrub(`connection error: ${e.cause?.code ?? e.cause?.message ?? e.message ?? String(err)}`), true);
+        const e = err as { message?: string; code?: string };
+        throw new AnswerError(scrub(`connection error: ${e.code ?? e.message ?? String(err)}`), true);
       }
-      if (!res.ok) {
+      const { status, text } = reply;
+      if (status < 200 || status > 299) {
         const snippet = text.replace(/\s+/g, ' ').slice(0, 200);
-        throw new AnswerError(scrub(`HTTP ${res.status}${snippet ? `: ${snippet}` : ''}`), isRetryableStatus(res.status), res.status, parseRetryAfter((n) => res.headers.get(n)));
+        throw new AnswerError(scrub(`HTTP ${status}${snippet ? `: ${snippet}` : ''}`), isRetryableStatus(status), status, parseRetryAfter((n) => reply.header(n)));
       }
       let json: { choices?: Array<{ message?: { content?: unknown }; finish_reason?: string }> };
       try {
         json = JSON.parse(text);
       } catch {
-        throw new AnswerError(`malformed JSON in response (${text.length} bytes)`, true, res.status);
+        throw new AnswerError(`malformed JSON in response (${text.length} bytes)`, true, status);
       }
       const choice = Array.isArray(json?.choices) ? json.choices[0] : undefined;
-      if (choice === undefined) throw new AnswerError('response has no choices', true, res.status);
+      if (choice === undefined) throw new AnswerError('response has no choices', true, status);
       const content = textOf(choice?.message?.content);
-      if (content === undefined) throw new AnswerError(`response has no message content (finish_reason ${choice?.finish_reason ?? 'none'})`, false, res.status);
+      if (content === undefined) throw new AnswerError(`response has no message content (finish_reason ${choice?.finish_reason ?? 'none'})`, false, status);
       return content;
+    },
+    async close() {
+      poster.close();
     },
   };
 }

@@ -197,18 +197,23 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
       if (output !== undefined || !failure!.retryable || attempts > policy.maxRetries) {
         const status = output !== undefined ? 'ok' : 'failed';
         const error = failure ? (failure.retryable ? `${failure.reason} (gave up after ${attempts} attempts)` : failure.reason) : null;
-        await batcher.commit({
+        // Not awaited: the worker claims its next prompt meanwhile, and both go to the store in one
+        // flush. The result is counted and reported only once its row is committed.
+        const committed = batcher.commit({
           key: p.key, model, settings: sid, status, output: output ?? '', error, attempts,
           latency_ms: Math.round(latency * 10) / 10, started_at: startedAt, finished_at: new Date().toISOString(),
           item: p.item, split: p.split, task: p.task, permutation: p.permutation, role: p.role ?? null, rotation: p.rotation, source: 'run',
-        });
-        if (status === 'ok') summary.ok++;
-        else {
-          summary.failed++;
-          const cls = reasonClass(failure!.reason);
-          summary.failures[cls] = (summary.failures[cls] ?? 0) + 1;
-        }
-        opts.onResult?.({ key: p.key, status, error: error ?? undefined });
+        }).then(() => {
+          if (status === 'ok') summary.ok++;
+          else {
+            summary.failed++;
+            const cls = reasonClass(failure!.reason);
+            summary.failures[cls] = (summary.failures[cls] ?? 0) + 1;
+          }
+          opts.onResult?.({ key: p.key, status, error: error ?? undefined });
+        }, (err) => fatal.abort(err));
+        commits.add(committed);
+        void committed.finally(() => commits.delete(committed));
         return;
       }
       try {
@@ -222,6 +227,7 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
   }
 
   const batcher = new StoreBatcher(store, model, sid, leaseMs);
+  const commits = new Set<Promise<void>>();
   const queue = pending();
   const workers = Array.from({ length: concurrency }, async () => {
     for (;;) {
@@ -235,7 +241,12 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
       }
     }
   });
-  await Promise.all(workers);
+  try {
+    await Promise.all(workers);
+  } finally {
+    await Promise.all(commits);
+  }
+  if (runSignal.aborted && !opts.signal?.aborted) throw runSignal.reason;
   summary.interrupted = runSignal.aborted;
   summary.elapsed_ms = Date.now() - started;
   return summary;

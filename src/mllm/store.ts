@@ -93,6 +93,10 @@ export class RunStore {
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly host = hostname();
   private readonly stmts;
+  // Made once: inside an open transaction (the runner's group commit) rows are written directly, since a
+  // nested better-sqlite3 transaction would cost a savepoint per row.
+  private readonly claimTx;
+  private readonly commitTx;
 
   private constructor(readonly path: string, create: boolean) {
     if (!create && !existsSync(path)) throw new GsrError(`run store not found: ${path}`);
@@ -127,6 +131,8 @@ export class RunStore {
          WHERE responses.status <> 'ok' OR @replace = 1`,
       ),
     };
+    this.claimTx = this.db.transaction((key: string, model: string, settings: string, leaseMs: number) => this.claimRow(key, model, settings, leaseMs));
+    this.commitTx = this.db.transaction((r: StoredResponse, replace: boolean) => this.commitRow(r, replace));
   }
 
   /** Opens a store file, creating it unless `create` is false. */
@@ -163,16 +169,16 @@ export class RunStore {
    * runner holds an unexpired claim on it.
    */
   claim(key: string, model: string, settings: string, leaseMs: number): ClaimResult {
-    return this.db
-      .transaction((): ClaimResult => {
-        if (this.stmts.status.get(key, model, settings) === 'ok') return 'done';
-        const held = this.stmts.claimGet.get(key, model, settings) as { owner: string; host: string; pid: number; expires_at: number } | undefined;
-        const now = Date.now();
-        if (held !== undefined && held.owner !== this.owner && held.expires_at > now && !(held.host === this.host && !pidAlive(held.pid))) return 'busy';
-        this.stmts.claimPut.run({ key, model, settings, owner: this.owner, host: this.host, pid: process.pid, expires_at: now + leaseMs });
-        return 'claimed';
-      })
-      .immediate();
+    return this.db.inTransaction ? this.claimRow(key, model, settings, leaseMs) : this.claimTx.immediate(key, model, settings, leaseMs);
+  }
+
+  private claimRow(key: string, model: string, settings: string, leaseMs: number): ClaimResult {
+    if (this.stmts.status.get(key, model, settings) === 'ok') return 'done';
+    const held = this.stmts.claimGet.get(key, model, settings) as { owner: string; host: string; pid: number; expires_at: number } | undefined;
+    const now = Date.now();
+    if (held !== undefined && held.owner !== this.owner && held.expires_at > now && !(held.host === this.host && !pidAlive(held.pid))) return 'busy';
+    this.stmts.claimPut.run({ key, model, settings, owner: this.owner, host: this.host, pid: process.pid, expires_at: now + leaseMs });
+    return 'claimed';
   }
 
   /** Drops this process's claim without a response (interrupted). */
@@ -185,13 +191,13 @@ export class RunStore {
    * unless `replace` (imports with --replace). Returns whether the row was written.
    */
   commit(r: StoredResponse, replace = false): boolean {
-    return this.db
-      .transaction(() => {
-        const info = this.stmts.upsert.run({ ...r, permutation: r.permutation === null ? null : JSON.stringify(r.permutation), replace: replace ? 1 : 0 });
-        this.stmts.claimDel.run(r.key, r.model, r.settings, this.owner);
-        return info.changes > 0;
-      })
-      .immediate();
+    return this.db.inTransaction ? this.commitRow(r, replace) : this.commitTx.immediate(r, replace);
+  }
+
+  private commitRow(r: StoredResponse, replace: boolean): boolean {
+    const info = this.stmts.upsert.run({ ...r, permutation: r.permutation === null ? null : JSON.stringify(r.permutation), replace: replace ? 1 : 0 });
+    this.stmts.claimDel.run(r.key, r.model, r.settings, this.owner);
+    return info.changes > 0;
   }
 
   /** Runs `fn` in one transaction (bulk imports). */

@@ -71,6 +71,16 @@ describe('runner against a real local HTTP server', () => {
     expect([...store.responses()].every((r) => r.status === 'ok' && r.attempts === 2)).toBe(true);
   });
 
+  it('records an unreachable endpoint as a connection error after the retry budget', async () => {
+    const { server, run, store } = await setup(2);
+    const url = server.url;
+    await server.close();
+    servers.splice(0);
+    const s = await run({ answerer: createOpenAiAnswerer({ model: 'm1', baseUrl: url }), retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 2 } });
+    expect(s).toMatchObject({ ok: 0, failed: 2, requests: 4, failures: { 'connection error': 2 } });
+    expect([...store.responses()][0].error).toBe('connection error: ECONNREFUSED (gave up after 2 attempts)');
+  });
+
   it('reads a slow trickle that ends within the timeout', async () => {
     const { run } = await setup(2, { fault: () => 'trickle', trickleMs: 200 });
     expect(await run({ timeoutMs: 5_000 })).toMatchObject({ ok: 2, requests: 2 });
