@@ -158,21 +158,29 @@ export default async function bench() {
       return { key: `g${i}`, model: `m${m}`, output: text, status: 'ok', error: null, attempts: 1, latency_ms: 1, item: o.item, role: o.role };
     }),
   });
-  scoreReasoning(prompts, modelAnswers(-1).reasoning); // warm-up
-  let reasoningS = 0;
-  let groundingS = 0;
-  let cpuS = 0;
-  for (let m = 0; m < MODELS; m++) {
-    const answers = modelAnswers(m);
-    // Collect the generator's garbage outside the timed part. Without this (plain `npx tsx`, no
-    // --expose-gc) the answers' garbage was collected inside the timed scoring calls.
-    collectGarbage();
-    const [, rw, rc] = timeIt(() => scoreReasoning(prompts, answers.reasoning));
-    const [, gw, gc] = timeIt(() => scoreGrounding(answers.grounding, coco, { boxFormat: 'qwen2-vl' }));
-    reasoningS += rw;
-    groundingS += gw;
-    cpuS += rc + gc;
-  }
+  /** One full benchmark: 27 models, reasoning then grounding, answers made outside the timed part. */
+  const pass = () => {
+    let reasoningS = 0;
+    let groundingS = 0;
+    let cpuS = 0;
+    for (let m = 0; m < MODELS; m++) {
+      const answers = modelAnswers(m);
+      // Collect the generator's garbage outside the timed part. Without this (plain `npx tsx`, no
+      // --expose-gc) the answers' garbage was collected inside the timed scoring calls.
+      collectGarbage();
+      const [, rw, rc] = timeIt(() => scoreReasoning(prompts, answers.reasoning));
+      const [, gw, gc] = timeIt(() => scoreGrounding(answers.grounding, coco, { boxFormat: 'qwen2-vl' }));
+      reasoningS += rw;
+      groundingS += gw;
+      cpuS += rc + gc;
+    }
+    return { reasoning_s: +reasoningS.toFixed(3), grounding_s: +groundingS.toFixed(3), total_s: +(reasoningS + groundingS).toFixed(3), cpu_s: +cpuS.toFixed(3) };
+  };
+  // The first pass is what one scoring run costs: no warm-up, so it includes JIT compilation and the
+  // one-time indexing of the prompts and annotations. Later passes show the steady state.
+  const first = pass();
+  const warm = [pass(), pass(), pass()];
+  const warmMedian = [...warm].sort((a, b) => a.total_s - b.total_s)[1];
   const items = SPLITS.reduce((a, [, n]) => a + n, 0);
   return {
     rle,
@@ -181,15 +189,14 @@ export default async function bench() {
       models: MODELS,
       reasoning_prompts_per_model: prompts.length,
       grounding_objects_per_model: objects.length,
-      reasoning_seconds_all_models: +reasoningS.toFixed(3),
-      grounding_seconds_all_models: +groundingS.toFixed(3),
-      full_benchmark_seconds: +(reasoningS + groundingS).toFixed(3),
-      full_benchmark_cpu_seconds: +cpuS.toFixed(3),
+      first_pass: first,
+      warm_passes: warm,
+      full_benchmark_seconds: first.total_s,
+      warm_median_seconds: warmMedian.total_s,
       load_average_1m: +os.loadavg()[0].toFixed(1),
-      one_model_seconds: +((reasoningS + groundingS) / MODELS).toFixed(3),
-      items_x_models_per_s: Math.round((items * MODELS) / (reasoningS + groundingS)),
-      reasoning_prompts_per_s: Math.round((prompts.length * MODELS) / reasoningS),
-      target_under_1s_wall: reasoningS + groundingS < 1,
+      items_x_models_per_s_first_pass: Math.round((items * MODELS) / first.total_s),
+      target_under_1s_first_pass: first.total_s < 1,
+      target_under_1s_warm_median: warmMedian.total_s < 1,
     },
   };
 }

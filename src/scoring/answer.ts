@@ -28,16 +28,21 @@ function plain(text: string): string {
  * "on top of" -> "on"), then articles and the copulas "is"/"are" dropped.
  */
 export function normalizeCaption(text: string): string {
-  const cached = normalCache.get(text);
-  if (cached !== undefined) return cached;
-  const norm = normalizeUncached(text);
-  // Options repeat across rotations and models; a bounded memo keeps them cheap.
-  if (normalCache.size >= 100_000) normalCache.clear();
-  if (text.length <= 500) normalCache.set(text, norm);
-  return norm;
+  return paddedCaption(text).slice(1, -1);
 }
 
-const normalCache = new Map<string, string>();
+/** normalizeCaption padded with a space on each side, so whole-word containment is a substring test. */
+function paddedCaption(text: string): string {
+  const cached = paddedCache.get(text);
+  if (cached !== undefined) return cached;
+  const padded = ` ${normalizeUncached(text)} `;
+  // Options repeat across rotations and models; a bounded memo keeps them cheap.
+  if (paddedCache.size >= 100_000) paddedCache.clear();
+  if (text.length <= 500) paddedCache.set(text, padded);
+  return padded;
+}
+
+const paddedCache = new Map<string, string>();
 
 function normalizeUncached(text: string): string {
   return ` ${plain(text)} `
@@ -67,7 +72,6 @@ export function matchOptionText(answer: string, options: readonly string[]): Ext
   const trimmed = answer.trim();
   const exact = options.indexOf(trimmed);
   if (exact >= 0 && options.lastIndexOf(trimmed) === exact) return { status: 'ok', index: exact, rule: 'exact' };
-  // Padded with spaces so whole-word containment is a plain substring test.
   const norms = options.map(paddedCaption);
   const a = paddedCaption(trimmed);
   if (a === '  ') return { status: 'unparsed', reason: 'no-match' };
@@ -93,10 +97,6 @@ function ruleHolds(rule: TextRule, option: string, answer: string): boolean {
   if (rule === 'normalized') return option === answer;
   if (rule === 'answer-contains-option') return answer.includes(option);
   return option.includes(answer);
-}
-
-function paddedCaption(text: string): string {
-  return ` ${normalizeCaption(text)} `;
 }
 
 /** TG: the generated caption, matched back to a shown option. */

@@ -57,18 +57,21 @@ export function guessBoxFormat(text: string): { format: BoxFormat | 'ambiguous';
   return null;
 }
 
+const KNOWN_FORMATS = new Set<string>([...BOX_FORMATS, 'auto']);
+
 const fail = (reason: BoxFailure, detail: string, format: BoxFormatOption): ParseBoxResult => ({ ok: false, reason, detail, format });
 
 /** Parses the first box in an MLLM answer. Bad input gives `{ok: false, reason}`, never an exception. */
 export function parseBox(text: unknown, options: ParseBoxOptions): ParseBoxResult {
   const { format: declared, width, height } = options;
-  if (!(BOX_FORMATS as readonly string[]).includes(declared) && declared !== 'auto') {
+  if (!KNOWN_FORMATS.has(declared)) {
     return fail('unknown-format', `unknown box format "${String(declared)}"`, declared);
   }
   if (!(Number.isFinite(width) && Number.isFinite(height) && width > 0 && height > 0)) {
     return fail('bad-image-size', `image size must be positive, got ${width}x${height}`, declared);
   }
-  if (typeof text !== 'string' || text.trim() === '') return fail('empty', 'empty answer', declared);
+  // A test, not trim(): trimming would copy a huge answer.
+  if (typeof text !== 'string' || !/\S/.test(text)) return fail('empty', 'empty answer', declared);
   let format: BoxFormat;
   let guessed = false;
   if (declared === 'auto') {

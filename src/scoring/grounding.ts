@@ -103,6 +103,18 @@ interface RoleSlots<T> {
 }
 
 type Truth = { image: CocoImage; ann: CocoAnnotation };
+type TruthIndex = ReturnType<typeof groundTruth>;
+// Scoring many models against one annotation file indexes it once. Checked by identity and length of
+// images[] and annotations[], so a file whose lists were replaced or grown is indexed again.
+const truthCache = new WeakMap<CocoFile, { images: unknown[]; annotations: unknown[]; sizes: [number, number]; truth: TruthIndex }>();
+
+function cachedGroundTruth(coco: CocoFile): TruthIndex {
+  const hit = coco && typeof coco === 'object' ? truthCache.get(coco) : undefined;
+  if (hit && hit.images === coco.images && hit.annotations === coco.annotations && hit.sizes[0] === coco.images.length && hit.sizes[1] === coco.annotations.length) return hit.truth;
+  const truth = groundTruth(coco);
+  truthCache.set(coco, { images: coco.images, annotations: coco.annotations, sizes: [coco.images.length, coco.annotations.length], truth });
+  return truth;
+}
 
 /** Item id as a map key, as the template string `${item}` made it. */
 function itemKey(item: unknown): string {
@@ -148,11 +160,12 @@ export function scoreGrounding(
   if (options.boxFormat !== 'auto' && !(BOX_FORMATS as readonly string[]).includes(options.boxFormat)) {
     throw new GsrError(`unknown box format "${String(options.boxFormat)}" (known: auto, ${BOX_FORMATS.join(', ')})`);
   }
-  const truth = groundTruth(coco);
+  const truth = cachedGroundTruth(coco);
   const needsInputSize = options.boxFormat === 'qwen2.5-vl' || options.boxFormat === 'auto';
-  const byObject = new Map<string, RoleSlots<ResponseRecord>>();
-  // Responses with a role other than subject/object: never scored, only counted as no_annotation.
-  const otherRoles = new Set<string>();
+  // The response per annotated object (the last ok one, else the last one), by index into truth.list.
+  const byObject = new Array<ResponseRecord | undefined>(truth.list.length).fill(undefined);
+  // Distinct item/role pairs answered that have no annotation (or a role other than subject/object).
+  const noAnnotation = new Set<string>();
   const models = new Set<string>();
   let lastModel: string | undefined;
   for (const r of responses) {
@@ -160,22 +173,21 @@ export function scoreGrounding(
     // Responses come in runs of one model; skip the Set while the model repeats.
     if (r.model !== lastModel || models.size === 0) models.add((lastModel = r.model));
     const role = r.role;
-    if (role !== 'subject' && role !== 'object') {
-      otherRoles.add(`${r.item}\u0000${role}`);
+    const at = role === 'subject' || role === 'object' ? truth.slots.get(itemKey(r.item))?.[role] : undefined;
+    if (at === undefined) {
+      noAnnotation.add(`${r.item}\u0000${role}`);
       continue;
     }
-    const key = itemKey(r.item);
-    let slot = byObject.get(key);
-    if (!slot) byObject.set(key, (slot = { subject: undefined, object: undefined }));
-    const prev = slot[role];
-    if (prev === undefined || r.status === 'ok' || prev.status !== 'ok') slot[role] = r;
+    const prev = byObject[at];
+    if (prev === undefined || r.status === 'ok' || prev.status !== 'ok') byObject[at] = r;
   }
   if (models.size > 1) throw new GsrError(`responses hold several models (${[...models].sort().join(', ')}); choose one with the model option`);
   const items: GroundingItemResult[] = [];
   const guessed: Record<string, number> = {};
   const reasons: Record<string, number> = {};
-  for (const { image, ann } of truth.list) {
-    const r = byObject.get(itemKey(image.item_id))?.[ann.role];
+  for (let i = 0; i < truth.list.length; i++) {
+    const { image, ann } = truth.list[i];
+    const r = byObject[i];
     if (!r || r.status !== 'ok') {
       const status = r ? 'failed' : 'missing';
       reasons[status] = (reasons[status] ?? 0) + 1;
@@ -200,12 +212,7 @@ export function scoreGrounding(
     if (parsed.guessed) guessed[parsed.format] = (guessed[parsed.format] ?? 0) + 1;
     items.push(itemResult(image, ann, r, parsed, null, parsed.format, threshold, 'ok'));
   }
-  let noAnnotation = otherRoles.size;
-  for (const [item, slot] of byObject) {
-    const t = truth.slots.get(item);
-    for (const role of ROLES) if (slot[role] !== undefined && t?.[role] === undefined) noAnnotation++;
-  }
-  return { result: summarize(items, options, threshold, [...models][0], guessed, reasons, noAnnotation), items };
+  return { result: summarize(items, options, threshold, [...models][0], guessed, reasons, noAnnotation.size), items };
 }
 
 /** One object's record, built as a single literal (object spread is slow on hot paths). */

@@ -16,7 +16,7 @@ import type { ResponseRecord } from '../mllm/types.js';
 import { extractChoiceAnswer, extractTemplateAnswer, type Extraction } from './answer.js';
 import { mean, orderSplits } from './splits.js';
 import { GsrError } from '../util/errors.js';
-import { BiasTally, CellSum, letter, sumInto, type ItemTally } from './reasoning-cells.js';
+import { BiasTally, CellSum, letter, sumCells, type ItemTally } from './reasoning-cells.js';
 
 export type ReasoningMode = 'circular' | 'vanilla' | 'both';
 
@@ -103,33 +103,62 @@ function answerIndexOf(p: PromptRecord): number {
   return /^[A-Z]$/.test(p.expected) ? p.expected.charCodeAt(0) - 65 : -1;
 }
 
+/** The prompts (grounding prompts dropped) with one slot per distinct key; prompts sharing a key share a slot. */
+interface PromptIndex {
+  source: readonly PromptRecord[];
+  prompts: PromptRecord[];
+  slotOf: Map<string, number>;
+  /** Slot of each prompt in `prompts`. */
+  slots: Int32Array;
+}
+
+// Scoring many models against one prompt list (the benchmark) indexes it once. Checked by identity of
+// the list and of every record in it, so a list that was changed is indexed again.
+const promptIndexCache = new WeakMap<readonly PromptRecord[], PromptIndex>();
+
+function indexPrompts(prompts: Iterable<PromptRecord>): PromptIndex {
+  const source = Array.isArray(prompts) ? (prompts as readonly PromptRecord[]) : [...prompts];
+  const cached = promptIndexCache.get(source);
+  if (cached && cached.source.length === source.length && cached.source.every((p, i) => p === source[i])) return cached;
+  const kept = source.filter((p) => p.task !== 'grounding');
+  const slotOf = new Map<string, number>();
+  const slots = new Int32Array(kept.length);
+  kept.forEach((p, i) => {
+    let slot = slotOf.get(p.key);
+    if (slot === undefined) slotOf.set(p.key, (slot = slotOf.size));
+    slots[i] = slot;
+  });
+  const index = { source: source.slice(), prompts: kept, slotOf, slots };
+  promptIndexCache.set(source, index);
+  return index;
+}
+
 /**
- * Picks the response per key (the last `ok` one, else the last one) and lists the models seen.
- * The map holds indexes into `list` (small integers, no per-entry garbage), so callers can mark
- * used responses in a typed array instead of a Set of keys.
+ * Picks the response per prompt key (the last `ok` one, else the last one), counts distinct keys that
+ * match no prompt, and lists the models seen.
  */
-function responsesByKey(
+function responsesBySlot(
+  index: PromptIndex,
   responses: Iterable<ResponseRecord>,
   model: string | undefined,
-): { byKey: Map<string, number>; list: ResponseRecord[]; models: Set<string> } {
-  const byKey = new Map<string, number>();
-  const list: ResponseRecord[] = [];
+): { bySlot: Array<ResponseRecord | undefined>; unmatched: number; models: Set<string> } {
+  const bySlot = new Array<ResponseRecord | undefined>(index.slotOf.size).fill(undefined);
+  let unmatched: Set<string> | undefined;
   const models = new Set<string>();
   let lastModel: string | undefined;
   for (const r of responses) {
     if (model !== undefined && r.model !== model) continue;
     // Responses come in runs of one model; skip the Set while the model repeats.
     if (r.model !== lastModel || models.size === 0) models.add((lastModel = r.model));
-    const prevIndex = byKey.get(r.key);
-    if (prevIndex === undefined || r.status === 'ok' || list[prevIndex].status !== 'ok') {
-      // Replace in place so the index stays the key's.
-      if (prevIndex === undefined) {
-        byKey.set(r.key, list.length);
-        list.push(r);
-      } else list[prevIndex] = r;
+    const slot = index.slotOf.get(r.key);
+    if (slot === undefined) {
+      (unmatched ??= new Set()).add(r.key);
+      continue;
     }
+    const prev = bySlot[slot];
+    if (prev === undefined || r.status === 'ok' || prev.status !== 'ok') bySlot[slot] = r;
   }
-  return { byKey, list, models };
+  return { bySlot, unmatched: unmatched?.size ?? 0, models };
 }
 
 /** Scores one prompt against its response (or its absence). */
@@ -186,7 +215,8 @@ export function scoreReasoning(
   options: ScoreReasoningOptions = {},
 ): { result: ReasoningResult; items: ReasoningItemResult[] } {
   const mode = options.mode ?? 'both';
-  const { byKey, list, models } = responsesByKey(responses, options.model);
+  const index = indexPrompts(prompts);
+  const { bySlot, unmatched, models } = responsesBySlot(index, responses, options.model);
   if (models.size > 1) throw new GsrError(`responses hold several models (${[...models].sort().join(', ')}); choose one with the model option`);
   const items: ReasoningItemResult[] = [];
   const tallies = new Map<string, Map<string, ItemTally>>(); // split -> item -> tally
@@ -194,26 +224,16 @@ export function scoreReasoning(
   const splitBias = new Map<string, BiasTally>();
   const reasons: Record<string, number> = {};
   const tasks = new Set<string>();
-  const used = new Uint8Array(list.length); // 1 = some prompt has this response's key
-  let usedCount = 0;
   let lastTask: string | undefined;
   let lastSplit: string | undefined;
   let lastItem: string | undefined;
   let inSplit: Map<string, ItemTally> | undefined;
   let sb: BiasTally | undefined;
   let t: ItemTally | undefined;
-  for (const p of prompts) {
-    if (p.task === 'grounding') continue;
+  for (let i = 0; i < index.prompts.length; i++) {
+    const p = index.prompts[i];
     if (p.task !== lastTask || tasks.size === 0) tasks.add((lastTask = p.task));
-    const at = byKey.get(p.key);
-    let response: ResponseRecord | undefined;
-    if (at !== undefined) {
-      response = list[at];
-      if (used[at] === 0) {
-        used[at] = 1;
-        usedCount++;
-      }
-    }
+    const response = bySlot[index.slots[i]];
     const r = scorePrompt(p, response);
     items.push(r);
     // An item's rotations (and a split's items) are usually adjacent: reuse the last lookups.
@@ -243,16 +263,7 @@ export function scoreReasoning(
     bias.add(r);
     sb.add(r);
   }
-  const splits = new Map<string, CellSum>();
-  const relations = new Map<string, CellSum>();
-  const splitRelations = new Map<string, CellSum>();
-  for (const inSplit of tallies.values()) {
-    for (const t of inSplit.values()) {
-      sumInto(splits, t.split, t);
-      sumInto(relations, t.relation, t);
-      sumInto(splitRelations, `${t.split}/${t.relation}`, t);
-    }
-  }
+  const { splits, relations, splitRelations } = sumCells(tallies);
   const splitNames = orderSplits(splits.keys());
   const splitCells = Object.fromEntries(splitNames.map((s) => [s, splits.get(s)!.cell(mode)]));
   const avg = (f: 'circular' | 'vanilla' | 'vanilla_first') => {
@@ -269,7 +280,7 @@ export function scoreReasoning(
     position_bias: { ...bias.result(), splits: Object.fromEntries(splitNames.map((s) => [s, splitBias.get(s)!.result()])) },
     relations: cells(relations),
     split_relations: cells(splitRelations),
-    unmatched_responses: byKey.size - usedCount,
+    unmatched_responses: unmatched,
     unparsed_reasons: reasons,
   };
   return { result, items };

@@ -43,6 +43,15 @@ describe('scoreGrounding', () => {
     expect(items[0]).toMatchObject({ item: 'a1', split: 'whatsup-a', role: 'subject', phrase: 'mug', gt: [100, 100, 300, 200], hit: true, status: 'ok' });
     expect(items[0].box).toEqual([100, 100, 300, 200]);
   });
+  it('annotations scored again after their lists changed are read as they are now', () => {
+    const rs = [response('k1', q2(100, 100, 300, 200), { item: 'a1', role: 'subject' })];
+    const file = coco();
+    expect(Object.keys(scoreGrounding(rs, file, { boxFormat: 'qwen2-vl' }).result.columns)).toHaveLength(3);
+    file.annotations = file.annotations.filter((a) => a.image_id === 1); // replaced
+    expect(Object.keys(scoreGrounding(rs, file, { boxFormat: 'qwen2-vl' }).result.columns)).toEqual(['whatsup-a/subject', 'whatsup-a/object']);
+    file.annotations.push({ id: 9, image_id: 1, category_id: 1, bbox: [0, 0, 10, 10], area: 100, iscrowd: 0, role: 'subject', phrase: 'mug', score: 0.95 }); // grown
+    expect(scoreGrounding(rs, file, { boxFormat: 'qwen2-vl' }).result.columns['whatsup-a/subject'].hits).toBe(0);
+  });
   it('the threshold is a parameter', () => {
     const rs = [response('k2', q2(500, 200, 700, 400), { item: 'a1', role: 'object' })];
     expect(scoreGrounding(rs, coco(), { boxFormat: 'qwen2-vl', iou: 0.6 }).result.columns['whatsup-a/object'].hits).toBe(0);

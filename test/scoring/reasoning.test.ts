@@ -101,4 +101,16 @@ describe('tasks and records', () => {
     const g = { ...subsetA[0], key: 'g', task: 'grounding' as const, permutation: [], options: [] };
     expect(scoreReasoning([g], []).items).toEqual([]);
   });
+  it('a prompt list scored again after it changed is read as it is now', () => {
+    const prompts = [...subsetA];
+    const answers = answerAll(subsetA, (p) => letterOf(p.answer_index!));
+    expect(scoreReasoning(prompts, answers).result.splits['whatsup-a']).toMatchObject({ n: 2, prompts: 8, circular: 1 });
+    prompts.push(...itemPrompts('a3', 'whatsup-a', 'on', FOUR, 1)); // grown: a3 has no answers
+    expect(scoreReasoning(prompts, answers).result.splits['whatsup-a']).toMatchObject({ n: 3, prompts: 12, circular: 2 / 3, missing: 4 });
+    prompts.length = 8;
+    prompts[0] = { ...prompts[0], key: 'renamed' }; // same length, one record replaced
+    const again = scoreReasoning(prompts, answers).result;
+    expect(again.splits['whatsup-a']).toMatchObject({ n: 2, circular: 0.5, missing: 1 });
+    expect(again.unmatched_responses).toBe(1);
+  });
 });
