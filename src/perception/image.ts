@@ -1,7 +1,8 @@
 /**
  * Image decoding for every perception port: one place turns a file into 8-bit sRGB pixels.
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { imageSize as headerSize } from 'image-size';
 import sharp from 'sharp';
 import { GsrError, errorMessage } from '../util/errors.js';
 import type { RgbImage } from './types.js';
@@ -25,6 +26,19 @@ async function checkNotEmpty(source: ImageSource, name: string): Promise<void> {
   } else if (source.byteLength === 0) {
     throw new GsrError(`cannot decode image ${name}: buffer is empty (0 bytes)`);
   }
+}
+
+/** Reads an image file's bytes, with the same one-line errors as decoding it. */
+export async function readImageFile(path: string): Promise<Uint8Array> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new GsrError(`cannot read image ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? errorMessage(err))}`);
+  }
+  if (bytes.byteLength === 0) throw new GsrError(`cannot decode image ${path}: file is empty (0 bytes)`);
+  return bytes;
 }
 
 function decodeError(name: string, err: unknown): GsrError {
@@ -70,6 +84,12 @@ export async function loadImage(source: ImageSource, label?: string): Promise<Rg
 export async function imageSize(source: ImageSource, label?: string): Promise<{ width: number; height: number }> {
   const name = sourceName(source, label);
   await checkNotEmpty(source, name);
+  // JPEG bytes: the header read in JS (about 15 µs here, against 1 ms for sharp's metadata call).
+  // Other formats, and any JPEG it cannot read, go to sharp.
+  if (typeof source !== 'string') {
+    const quick = jpegSize(source);
+    if (quick) return quick;
+  }
   try {
     const m = await pipeline(source).metadata();
     if (!m.width || !m.height) throw new Error('no image size in header');
@@ -77,6 +97,17 @@ export async function imageSize(source: ImageSource, label?: string): Promise<{ 
     return swap ? { width: m.height, height: m.width } : { width: m.width, height: m.height };
   } catch (err) {
     throw decodeError(name, err);
+  }
+}
+
+function jpegSize(bytes: Uint8Array): { width: number; height: number } | null {
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return null;
+  try {
+    const d = headerSize(bytes);
+    if (d.type !== 'jpg' || !d.width || !d.height) return null;
+    return (d.orientation ?? 1) >= 5 ? { width: d.height, height: d.width } : { width: d.width, height: d.height };
+  } catch {
+    return null;
   }
 }
 

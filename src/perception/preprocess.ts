@@ -3,9 +3,10 @@
  * (antialiased like PIL when shrinking), and conversion to normalised CHW float32 tensors.
  * Size rules are pure; resizing is the only I/O-free native call.
  */
-import { imageSize, loadImage, loadImageResized, sharpFromRgb, type ImageSource } from './image.js';
+import { imageSize, loadImage, loadImageResized, readImageFile, sharpFromRgb, type ImageSource } from './image.js';
 import { resizePilRgb } from './resize.js';
 import type { RgbImage } from './types.js';
+import type { Float32Pool } from './tensor-pool.js';
 
 export const IMAGENET_MEAN: readonly number[] = [0.485, 0.456, 0.406];
 export const IMAGENET_STD: readonly number[] = [0.229, 0.224, 0.225];
@@ -92,13 +93,16 @@ export async function resizeLikePil(input: PreprocessInput, rule: (h: number, w:
     }
     return { pixels: resizePilRgb(input.data, input.width, input.height, w, h, resample), size: [h, w], original };
   }
-  const { width, height } = await imageSize(input);
+  // A file is read once for both the header and the pixels.
+  const label = typeof input === 'string' ? input : undefined;
+  const bytes = typeof input === 'string' ? await readImageFile(input) : input;
+  const { width, height } = await imageSize(bytes, label);
   const [h, w] = rule(height, width);
   if (h <= height && w <= width) {
-    const img = await loadImageResized(input, w, h, kernel);
+    const img = await loadImageResized(bytes, w, h, kernel, label);
     return { pixels: img.data, size: [h, w], original: [height, width] };
   }
-  return resizeLikePil(await loadImage(input), rule, resample);
+  return resizeLikePil(await loadImage(bytes, label), rule, resample);
 }
 
 export interface ChwOptions {
@@ -106,13 +110,15 @@ export interface ChwOptions {
   std: readonly number[];
   /** Canvas size [H, W] to zero-pad into at the bottom/right (after normalisation, as SAM does). */
   padTo?: Size;
+  /** Where to get the output array (give it back after the model run); default a new array. */
+  pool?: Float32Pool;
 }
 
 /** Interleaved 8-bit RGB -> planar float32 ((v / 255) - mean) / std, optionally zero-padded. */
 export function toChw(pixels: Uint8Array, w: number, h: number, opts: ChwOptions): Float32Array {
   const [ph, pw] = opts.padTo ?? [h, w];
-  const out = new Float32Array(3 * ph * pw);
   const plane = ph * pw;
+  const out = opts.pool ? opts.pool.take(3 * plane) : new Float32Array(3 * plane);
   // Same operation order as numpy: v * (1/255), then (x - mean) / std, in float32; one table per channel.
   const scale = Math.fround(1 / 255);
   const luts = [0, 1, 2].map((c) => {
@@ -121,13 +127,23 @@ export function toChw(pixels: Uint8Array, w: number, h: number, opts: ChwOptions
     return Float32Array.from({ length: 256 }, (_, v) => (Math.fround(v * scale) - mean) / std);
   });
   const [lr, lg, lb] = luts as [Float32Array, Float32Array, Float32Array];
+  // One view per plane and one running index: measured about twice as fast as offsets into `out`.
+  const r = out.subarray(0, plane);
+  const g = out.subarray(plane, 2 * plane);
+  const b = out.subarray(2 * plane, 3 * plane);
   for (let y = 0; y < h; y++) {
     let src = y * w * 3;
-    let o = y * pw;
-    for (let x = 0; x < w; x++, src += 3, o++) {
-      out[o] = lr[pixels[src]!]!;
-      out[plane + o] = lg[pixels[src + 1]!]!;
-      out[2 * plane + o] = lb[pixels[src + 2]!]!;
+    for (let o = y * pw, end = o + w; o < end; o++, src += 3) {
+      r[o] = lr[pixels[src]!]!;
+      g[o] = lg[pixels[src + 1]!]!;
+      b[o] = lb[pixels[src + 2]!]!;
+    }
+  }
+  // A pooled array holds an earlier image: zero the padding explicitly.
+  if (opts.pool && (pw > w || ph > h)) {
+    for (let c = 0; c < 3; c++) {
+      if (pw > w) for (let y = 0; y < h; y++) out.fill(0, c * plane + y * pw + w, c * plane + (y + 1) * pw);
+      out.fill(0, c * plane + h * pw, (c + 1) * plane);
     }
   }
   return out;
@@ -145,23 +161,23 @@ export interface PreparedImage {
 }
 
 /** GroundingDINO: resize (bilinear) by {@link groundingDinoSize}, ImageNet mean/std, no padding. */
-export async function prepareGroundingDino(input: PreprocessInput): Promise<PreparedImage> {
+export async function prepareGroundingDino(input: PreprocessInput, pool?: Float32Pool): Promise<PreparedImage> {
   const r = await resizeLikePil(input, (h, w) => groundingDinoSize(h, w), 'bilinear');
   const [h, w] = r.size;
-  return { data: toChw(r.pixels, w, h, { mean: IMAGENET_MEAN, std: IMAGENET_STD }), tensorSize: r.size, resized: r.size, original: r.original };
+  return { data: toChw(r.pixels, w, h, { mean: IMAGENET_MEAN, std: IMAGENET_STD, pool }), tensorSize: r.size, resized: r.size, original: r.original };
 }
 
 /** SAM: longest edge 1024 (bilinear), ImageNet mean/std, zero-padded bottom-right to 1024x1024. */
-export async function prepareSam(input: PreprocessInput, longest = 1024): Promise<PreparedImage> {
+export async function prepareSam(input: PreprocessInput, longest = 1024, pool?: Float32Pool): Promise<PreparedImage> {
   const r = await resizeLikePil(input, (h, w) => samSize(h, w, longest), 'bilinear');
   const [h, w] = r.size;
   const padTo: Size = [longest, longest];
-  return { data: toChw(r.pixels, w, h, { mean: IMAGENET_MEAN, std: IMAGENET_STD, padTo }), tensorSize: padTo, resized: r.size, original: r.original };
+  return { data: toChw(r.pixels, w, h, { mean: IMAGENET_MEAN, std: IMAGENET_STD, padTo, pool }), tensorSize: padTo, resized: r.size, original: r.original };
 }
 
 /** Depth Anything V2 (DPT): 518 keep-aspect, multiple of 14, bicubic, ImageNet mean/std. */
-export async function prepareDepthAnything(input: PreprocessInput, size = 518, multiple = 14): Promise<PreparedImage> {
+export async function prepareDepthAnything(input: PreprocessInput, size = 518, multiple = 14, pool?: Float32Pool): Promise<PreparedImage> {
   const r = await resizeLikePil(input, (h, w) => dptSize(h, w, size, size, multiple), 'bicubic');
   const [h, w] = r.size;
-  return { data: toChw(r.pixels, w, h, { mean: IMAGENET_MEAN, std: IMAGENET_STD }), tensorSize: r.size, resized: r.size, original: r.original };
+  return { data: toChw(r.pixels, w, h, { mean: IMAGENET_MEAN, std: IMAGENET_STD, pool }), tensorSize: r.size, resized: r.size, original: r.original };
 }

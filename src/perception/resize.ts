@@ -3,28 +3,39 @@
  * and PyTorch's bilinear `interpolate(align_corners=False)` on float maps (mask and depth post-processing).
  */
 
-interface Tap {
-  index: number;
-  weight: number;
+/** OpenCV INTER_AREA taps for one axis, flat: output `d` reads `count[d]` source cells from `first[d]`. */
+interface AreaTaps {
+  first: Int32Array;
+  count: Int32Array;
+  /** `maxCount` weights per output, in source order. */
+  weight: Float64Array;
+  maxCount: number;
 }
 
-/** OpenCV INTER_AREA taps: each output cell averages the source interval it covers, by coverage. */
-function areaTaps(src: number, dst: number): Tap[][] {
+/** Each output cell averages the source interval it covers, weighted by coverage. */
+function areaTaps(src: number, dst: number): AreaTaps {
   const scale = src / dst;
-  const taps: Tap[][] = [];
+  const maxCount = Math.ceil(scale) + 2;
+  const first = new Int32Array(dst);
+  const count = new Int32Array(dst);
+  const weight = new Float64Array(dst * maxCount);
   for (let d = 0; d < dst; d++) {
     const f1 = d * scale;
     const f2 = f1 + scale;
     const s1 = Math.ceil(f1);
     const s2 = Math.floor(f2);
     const cell = Math.min(scale, src - f1);
-    const row: Tap[] = [];
-    if (s1 - f1 > 1e-3 && s1 - 1 >= 0) row.push({ index: s1 - 1, weight: (s1 - f1) / cell });
-    for (let s = s1; s < s2 && s < src; s++) row.push({ index: s, weight: 1 / cell });
-    if (f2 - s2 > 1e-3 && s2 < src) row.push({ index: s2, weight: Math.min(Math.min(f2 - s2, 1), cell) / cell });
-    taps.push(row);
+    let n = 0;
+    const put = (index: number, w: number) => {
+      if (n === 0) first[d] = index;
+      weight[d * maxCount + n++] = w;
+    };
+    if (s1 - f1 > 1e-3 && s1 - 1 >= 0) put(s1 - 1, (s1 - f1) / cell);
+    for (let s = s1; s < s2 && s < src; s++) put(s, 1 / cell);
+    if (f2 - s2 > 1e-3 && s2 < src) put(s2, Math.min(Math.min(f2 - s2, 1), cell) / cell);
+    count[d] = n;
   }
-  return taps;
+  return { first, count, weight, maxCount };
 }
 
 /**
@@ -32,19 +43,39 @@ function areaTaps(src: number, dst: number): Tap[][] {
  * as cv2.resize does. Used only where the upstream pre-processor used cv2 INTER_AREA.
  */
 export function resizeAreaRgb(src: Uint8Array, sw: number, sh: number, dw: number, dh: number): Uint8Array {
+  const out = new Uint8Array(dh * dw * 3);
+  resizeAreaRows(src, sw, sh, dw, dh, (y, row) => out.set(row, y * dw * 3));
+  return out;
+}
+
+/**
+ * The INTER_AREA resize, handing each finished output row (interleaved RGB, already rounded and
+ * clamped to 0..255) to `emit`, so callers can write their own layout without an 8-bit copy.
+ */
+export function resizeAreaRows(
+  src: Uint8Array,
+  sw: number,
+  sh: number,
+  dw: number,
+  dh: number,
+  emit: (y: number, row: Uint8Array) => void,
+): void {
   const xt = areaTaps(sw, dw);
   const yt = areaTaps(sh, dh);
-  const tmp = new Float32Array(sh * dw * 3);
+  const rowLen = dw * 3;
+  const tmp = new Float32Array(sh * rowLen);
   for (let y = 0; y < sh; y++) {
     const rowIn = y * sw * 3;
-    const rowOut = y * dw * 3;
+    const rowOut = y * rowLen;
     for (let x = 0; x < dw; x++) {
       let r = 0, g = 0, b = 0;
-      for (const t of xt[x]!) {
-        const i = rowIn + t.index * 3;
-        r += src[i]! * t.weight;
-        g += src[i + 1]! * t.weight;
-        b += src[i + 2]! * t.weight;
+      const wb = x * xt.maxCount;
+      let i = rowIn + xt.first[x]! * 3;
+      for (let k = 0, n = xt.count[x]!; k < n; k++, i += 3) {
+        const w = xt.weight[wb + k]!;
+        r += src[i]! * w;
+        g += src[i + 1]! * w;
+        b += src[i + 2]! * w;
       }
       const o = rowOut + x * 3;
       tmp[o] = r;
@@ -52,18 +83,21 @@ export function resizeAreaRgb(src: Uint8Array, sw: number, sh: number, dw: numbe
       tmp[o + 2] = b;
     }
   }
-  const out = new Uint8Array(dh * dw * 3);
-  const acc = new Float32Array(dw * 3);
+  const acc = new Float32Array(rowLen);
+  const row = new Uint8Array(rowLen);
   for (let y = 0; y < dh; y++) {
     acc.fill(0);
-    for (const t of yt[y]!) {
-      const base = t.index * dw * 3;
-      for (let i = 0; i < dw * 3; i++) acc[i] += tmp[base + i]! * t.weight;
+    const wb = y * yt.maxCount;
+    for (let k = 0, n = yt.count[y]!; k < n; k++) {
+      const w = yt.weight[wb + k]!;
+      const base = (yt.first[y]! + k) * rowLen;
+      for (let i = 0; i < rowLen; i++) acc[i] += tmp[base + i]! * w;
     }
-    const o = y * dw * 3;
-    for (let i = 0; i < dw * 3; i++) out[o + i] = Math.min(255, Math.max(0, Math.round(acc[i]!)));
+    // Rounded as cv2's saturate_cast does (half up, for these non-negative sums); a Uint8Array store
+    // alone would truncate.
+    for (let i = 0; i < rowLen; i++) row[i] = Math.min(255, Math.round(acc[i]!));
+    emit(y, row);
   }
-  return out;
 }
 
 function linearTaps(src: number, dst: number): { i0: Int32Array; i1: Int32Array; w: Float32Array } {

@@ -18,6 +18,10 @@ export interface Detection {
   label: string;
 }
 
+/**
+ * A detector plug-in. Calls on one instance are made one at a time (the ports keep the last image's
+ * tensors between phrases); use one instance per concurrent caller.
+ */
 export interface Detector {
   readonly id: string;
   /** Where the model really runs (after `auto` chose); absent when the plug-in cannot say. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadImage } from '../../src/perception/image.js';
+import { imageSize, loadImage } from '../../src/perception/image.js';
 import { GsrError } from '../../src/util/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsr-image-'));
@@ -80,5 +80,26 @@ describe('loadImage', () => {
     expect(err).toBeInstanceOf(GsrError);
     expect((err as Error).message).toMatch(pattern);
     expect((err as Error).message).not.toContain('\n');
+  });
+});
+
+describe('imageSize', () => {
+  it('reads JPEG bytes in JS and every other case through sharp, with the same answers', async () => {
+    for (const orientation of [1, 3, 6, 8]) {
+      const bytes = await base().jpeg().withMetadata({ orientation }).toBuffer();
+      const want = orientation >= 5 ? { width: 20, height: 40 } : { width: 40, height: 20 };
+      expect(await imageSize(bytes)).toEqual(want);
+      const file = join(dir, `o${orientation}.jpg`);
+      writeFileSync(file, bytes);
+      expect(await imageSize(file)).toEqual(want);
+    }
+    expect(await imageSize(join(dir, 'exif6.png'))).toEqual({ width: 20, height: 40 });
+  });
+
+  it('a header it cannot read falls back to sharp and its one-line error', async () => {
+    const junk = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x02, 0x00]);
+    const err = await imageSize(junk, 'junk.jpg').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GsrError);
+    expect((err as Error).message).toMatch(/^cannot decode image junk\.jpg: /);
   });
 });

@@ -6,6 +6,7 @@ import { GsrError } from '../../util/errors.js';
 import { loadGraph, manifestFor } from '../load.js';
 import { prepareDepthAnything } from '../preprocess.js';
 import { resizeBilinearFloat } from '../resize.js';
+import { Float32Pool } from '../tensor-pool.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
 import type { DepthEstimator, DepthMap, ModelLoadOptions, RgbImage } from '../types.js';
 
@@ -24,13 +25,19 @@ export function depthAnythingFactory(id: string): (opts: ModelLoadOptions) => Pr
     }
     const pre = manifest.preprocess as { size?: number; multiple_of?: number };
     const graph = await loadGraph(manifest, 'model', opts);
+    const inputs = new Float32Pool();
     return {
       id,
       device: graph.opened.device,
       async estimate(image: RgbImage): Promise<DepthMap> {
-        const p = await prepareDepthAnything(image, pre.size ?? 518, pre.multiple_of ?? 14);
+        const p = await prepareDepthAnything(image, pre.size ?? 518, pre.multiple_of ?? 14, inputs);
         const [h, w] = p.tensorSize;
-        const out = await runSession(graph.opened, { pixel_values: new ort.Tensor('float32', p.data, [1, 3, h, w]) }, id);
+        let out;
+        try {
+          out = await runSession(graph.opened, { pixel_values: new ort.Tensor('float32', p.data, [1, 3, h, w]) }, id);
+        } finally {
+          inputs.give(p.data);
+        }
         const depth = out.predicted_depth!;
         const dims = depth.dims as number[];
         const [dh, dw] = [dims[dims.length - 2]!, dims[dims.length - 1]!];

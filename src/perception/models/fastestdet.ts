@@ -7,7 +7,8 @@ import { GsrError } from '../../util/errors.js';
 import { COCO_CLASSES, cocoClassesFor } from '../coco-classes.js';
 import { loadGraph, manifestFor, numberParam } from '../load.js';
 import { clampBox, nonMaxSuppression } from '../nms.js';
-import { resizeAreaRgb } from '../resize.js';
+import { resizeAreaRows } from '../resize.js';
+import { Float32Pool } from '../tensor-pool.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
 import type { Detection, Detector, ModelLoadOptions, RgbImage } from '../types.js';
 
@@ -15,17 +16,19 @@ export const FASTESTDET_SIZE = 352;
 const GRID = 22;
 const CHANNELS = 85;
 
-/** File -> tensor: the [1,3,352,352] BGR float32 input. */
-export function fastestDetInput(image: RgbImage): Float32Array {
+/** Decoded image -> the [1,3,352,352] BGR float32 input (from `pool` when given; give it back after the run). */
+export function fastestDetInput(image: RgbImage, pool?: Float32Pool): Float32Array {
   const s = FASTESTDET_SIZE;
-  const px = resizeAreaRgb(image.data, image.width, image.height, s, s);
-  const out = new Float32Array(3 * s * s);
   const plane = s * s;
-  for (let i = 0; i < plane; i++) {
-    out[i] = px[i * 3 + 2]! / 255;
-    out[plane + i] = px[i * 3 + 1]! / 255;
-    out[2 * plane + i] = px[i * 3]! / 255;
-  }
+  const out = pool ? pool.take(3 * plane) : new Float32Array(3 * plane);
+  resizeAreaRows(image.data, image.width, image.height, s, s, (y, row) => {
+    const o = y * s;
+    for (let x = 0, i = 0; x < s; x++, i += 3) {
+      out[o + x] = row[i + 2]! / 255;
+      out[plane + o + x] = row[i + 1]! / 255;
+      out[2 * plane + o + x] = row[i]! / 255;
+    }
+  });
   return out;
 }
 
@@ -82,12 +85,18 @@ export async function createFastestDet(opts: ModelLoadOptions): Promise<Detector
   const outputName = graph.opened.session.outputNames[0]!;
   // One forward pass per image, reused for every phrase asked about it.
   let last: { image: RgbImage; raw: Float32Array } | undefined;
+  const inputs = new Float32Pool();
 
   async function forward(image: RgbImage): Promise<Float32Array> {
     if (last?.image === image) return last.raw;
     const s = FASTESTDET_SIZE;
-    const input = new ort.Tensor('float32', fastestDetInput(image), [1, 3, s, s]);
-    const out = await runSession(graph.opened, { [inputName]: input }, 'fastestdet');
+    const data = fastestDetInput(image, inputs);
+    let out;
+    try {
+      out = await runSession(graph.opened, { [inputName]: new ort.Tensor('float32', data, [1, 3, s, s]) }, 'fastestdet');
+    } finally {
+      inputs.give(data);
+    }
     const raw = out[outputName]!.data as Float32Array;
     last = { image, raw };
     return raw;

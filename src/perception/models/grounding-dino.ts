@@ -12,6 +12,7 @@ import { loadGraph, manifestFor, numberParam } from '../load.js';
 import { modelFilePath } from '../manifest.js';
 import { clampBox } from '../nms.js';
 import { prepareGroundingDino, type PreparedImage } from '../preprocess.js';
+import { Float32Pool } from '../tensor-pool.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
 import type { Detection, Detector, ModelLoadOptions, RgbImage } from '../types.js';
 
@@ -102,17 +103,22 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
   const graph = await loadGraph(manifest, 'model', opts);
   // Pre-process each image once, whatever the number of phrases asked about it.
   let last: { image: RgbImage; prepared: PreparedImage; pixels: ort.Tensor; mask: ort.Tensor } | undefined;
+  const inputs = new Float32Pool();
+  // The all-ones pixel mask depends only on the tensor size: made once per size, not per image.
+  let mask: { h: number; w: number; tensor: ort.Tensor } | undefined;
 
   return {
     id: GROUNDING_DINO_ID,
     device: graph.opened.device,
     async detect(image: RgbImage, phrase: string): Promise<Detection[]> {
       if (last?.image !== image) {
-        const prepared = await prepareGroundingDino(image);
+        if (last) inputs.give(last.prepared.data);
+        last = undefined;
+        const prepared = await prepareGroundingDino(image, inputs);
         const [h, w] = prepared.tensorSize;
         const pixels = new ort.Tensor('float32', prepared.data, [1, 3, h, w]);
-        const mask = new ort.Tensor('int64', new BigInt64Array(h * w).fill(1n), [1, h, w]);
-        last = { image, prepared, pixels, mask };
+        if (mask?.h !== h || mask.w !== w) mask = { h, w, tensor: new ort.Tensor('int64', new BigInt64Array(h * w).fill(1n), [1, h, w]) };
+        last = { image, prepared, pixels, mask: mask.tensor };
       }
       const tok = tokenisePhrase(tokenizer, phrase);
       if (tok.phrasePositions.length === 0) throw new GsrError(`${GROUNDING_DINO_ID}: phrase "${phrase}" has no tokens`);
@@ -146,6 +152,7 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
     },
     async dispose() {
       last = undefined;
+      mask = undefined;
       await releaseSession(graph.opened);
     },
   };

@@ -6,6 +6,7 @@
 import { GsrError } from '../../util/errors.js';
 import { loadGraph, manifestFor } from '../load.js';
 import { prepareSam } from '../preprocess.js';
+import { Float32Pool } from '../tensor-pool.js';
 import { resizeBilinearFloat } from '../resize.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
 import type { ModelLoadOptions, RgbImage, SegmentResult, Segmenter } from '../types.js';
@@ -53,15 +54,21 @@ export function samFactory(id: string): (opts: ModelLoadOptions) => Promise<Segm
     }
     const decoderInputs = new Set(decoder.opened.session.inputNames);
     let state: ImageState | undefined;
+    const inputs = new Float32Pool();
 
     return {
       id,
       device: encoder.opened.device,
       async setImage(image: RgbImage) {
         state = undefined;
-        const prepared = await prepareSam(image, SIDE);
+        const prepared = await prepareSam(image, SIDE, inputs);
         const pixels = new ort.Tensor('float32', prepared.data, [1, 3, SIDE, SIDE]);
-        const out = await runSession(encoder.opened, { pixel_values: pixels }, `${id} encoder`);
+        let out;
+        try {
+          out = await runSession(encoder.opened, { pixel_values: pixels }, `${id} encoder`);
+        } finally {
+          inputs.give(prepared.data);
+        }
         state = {
           embeddings: out.image_embeddings!,
           positional: out.image_positional_embeddings,
