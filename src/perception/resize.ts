@@ -63,10 +63,15 @@ export function resizeAreaRows(
   const xt = areaTaps(sw, dw);
   const yt = areaTaps(sh, dh);
   const rowLen = dw * 3;
-  const tmp = new Float32Array(sh * rowLen);
-  for (let y = 0; y < sh; y++) {
+  // Horizontal sums of one source row at a time, not of the whole image: a full intermediate image
+  // (megabytes of fresh memory per call) cost more than the arithmetic. Consecutive output rows share
+  // at most their boundary source row, which stays in `hsum`.
+  const hsum = new Float32Array(rowLen);
+  let hsumRow = -1;
+  const horizontal = (y: number): Float32Array => {
+    if (y === hsumRow) return hsum;
+    hsumRow = y;
     const rowIn = y * sw * 3;
-    const rowOut = y * rowLen;
     for (let x = 0; x < dw; x++) {
       let r = 0, g = 0, b = 0;
       const wb = x * xt.maxCount;
@@ -77,12 +82,13 @@ export function resizeAreaRows(
         g += src[i + 1]! * w;
         b += src[i + 2]! * w;
       }
-      const o = rowOut + x * 3;
-      tmp[o] = r;
-      tmp[o + 1] = g;
-      tmp[o + 2] = b;
+      const o = x * 3;
+      hsum[o] = r;
+      hsum[o + 1] = g;
+      hsum[o + 2] = b;
     }
-  }
+    return hsum;
+  };
   const acc = new Float32Array(rowLen);
   const row = new Uint8Array(rowLen);
   for (let y = 0; y < dh; y++) {
@@ -90,8 +96,8 @@ export function resizeAreaRows(
     const wb = y * yt.maxCount;
     for (let k = 0, n = yt.count[y]!; k < n; k++) {
       const w = yt.weight[wb + k]!;
-      const base = (yt.first[y]! + k) * rowLen;
-      for (let i = 0; i < rowLen; i++) acc[i] += tmp[base + i]! * w;
+      const h = horizontal(yt.first[y]! + k);
+      for (let i = 0; i < rowLen; i++) acc[i] += h[i]! * w;
     }
     // Rounded as cv2's saturate_cast does (half up, for these non-negative sums); a Uint8Array store
     // alone would truncate.
