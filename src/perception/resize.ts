@@ -72,12 +72,13 @@ export function resizeAreaRows(
     if (y === hsumRow) return hsum;
     hsumRow = y;
     const rowIn = y * sw * 3;
+    const { first, count, weight, maxCount } = xt;
     for (let x = 0; x < dw; x++) {
       let r = 0, g = 0, b = 0;
-      const wb = x * xt.maxCount;
-      let i = rowIn + xt.first[x]! * 3;
-      for (let k = 0, n = xt.count[x]!; k < n; k++, i += 3) {
-        const w = xt.weight[wb + k]!;
+      const wb = x * maxCount;
+      let i = rowIn + first[x]! * 3;
+      for (let k = 0, n = count[x]!; k < n; k++, i += 3) {
+        const w = weight[wb + k]!;
         r += src[i]! * w;
         g += src[i + 1]! * w;
         b += src[i + 2]! * w;
