@@ -243,7 +243,7 @@ export function resizePilRgb(
  * are made as the vertical pass needs them and kept in a ring of the filter's height, instead of a
  * whole intermediate image (measured: the fresh megabytes cost more than the arithmetic).
  */
-export function resizePilRows(
+function resizePilRows(
   src: Uint8Array,
   sw: number,
   sh: number,
