@@ -88,7 +88,8 @@ export function parseBox(text: unknown, options: ParseBoxOptions): ParseBoxResul
   if (!isFiniteBox(read.box)) return fail('non-finite', `box has non-finite values [${read.box.join(', ')}]`, format);
   // orderCorners then clipBox, computed in place: one box per answer instead of three.
   const fixes: Array<'swapped' | 'clipped'> = [];
-  const [a, b, c, d] = read.box;
+  const v = read.box;
+  const a = v[0]!, b = v[1]!, c = v[2]!, d = v[3]!;
   const x1 = Math.min(a, c);
   const y1 = Math.min(b, d);
   const x2 = Math.max(a, c);
