@@ -19,7 +19,8 @@ export { COCO_CLASSES, COCO_SYNONYMS, cocoClassesFor, normalisePhrase } from './
 /** Box IoU and non-maximum suppression. */
 export { iouXyxy, nonMaxSuppression } from './nms.js';
 /** Pure resampling: OpenCV INTER_AREA for RGB, PyTorch-style bilinear for float maps. */
-export { resizeAreaRgb, resizeBilinearFloat, resizePilRgb } from './resize.js';
+export { resizeBilinearFloat, resizePilRgb } from './resize.js';
+export { resizeAreaRgb } from './inter-area.js';
 /** FastestDet port pieces (pre-processing and decoding), for tests and benchmarks. */
 export { createFastestDet, decodeFastestDet, fastestDetInput } from './models/fastestdet.js';
 /** GroundingDINO port pieces: tokenisation of one phrase and pure decoding. */

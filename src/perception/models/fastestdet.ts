@@ -1,5 +1,5 @@
 /**
- * FastestDet (COCO-80) port: stretch to 352x352 with INTER_AREA, BGR/255 CHW; decode the 22x22 grid
+ * FastestDet (COCO-80) port: stretch to 352x352 with OpenCV's INTER_AREA, BGR/255 CHW; decode the 22x22 grid
  * (objectness^0.6 * class^0.4, tanh offsets, sigmoid sizes), then NMS. Phrases map to COCO classes
  * through the synonym table; a phrase naming no COCO class finds nothing.
  */
@@ -7,7 +7,7 @@ import { GsrError } from '../../util/errors.js';
 import { COCO_CLASSES, cocoClassesFor } from '../coco-classes.js';
 import { loadGraph, manifestFor, numberParam } from '../load.js';
 import { clampBox, nonMaxSuppression } from '../nms.js';
-import { resizeAreaRows } from '../resize.js';
+import { interAreaBgrPlanes } from '../inter-area.js';
 import { Float32Pool } from '../tensor-pool.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
 import type { Detection, Detector, ModelLoadOptions, RgbImage } from '../types.js';
@@ -19,17 +19,8 @@ const CHANNELS = 85;
 /** Decoded image -> the [1,3,352,352] BGR float32 input (from `pool` when given; give it back after the run). */
 export function fastestDetInput(image: RgbImage, pool?: Float32Pool): Float32Array {
   const s = FASTESTDET_SIZE;
-  const plane = s * s;
-  const out = pool ? pool.take(3 * plane) : new Float32Array(3 * plane);
-  resizeAreaRows(image.data, image.width, image.height, s, s, (y, row) => {
-    const o = y * s;
-    for (let x = 0, i = 0; x < s; x++, i += 3) {
-      out[o + x] = row[i + 2]! / 255;
-      out[plane + o + x] = row[i + 1]! / 255;
-      out[2 * plane + o + x] = row[i]! / 255;
-    }
-  });
-  return out;
+  const out = pool ? pool.take(3 * s * s) : new Float32Array(3 * s * s);
+  return interAreaBgrPlanes(image.data, image.width, image.height, s, s, out);
 }
 
 const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
