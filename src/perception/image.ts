@@ -25,10 +25,9 @@ export async function readImageFile(path: string): Promise<Uint8Array> {
   try {
     bytes = await readFile(path);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new GsrError(`cannot read image ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? errorMessage(err))}`);
+    throw await decodeError(path, path, err);
   }
-  if (bytes.byteLength === 0) throw new GsrError(`cannot decode image ${path}: file is empty (0 bytes)`);
+  if (bytes.byteLength === 0) throw await decodeError(path, path, new Error('empty file'));
   return bytes;
 }
 

@@ -121,7 +121,7 @@ export function toChw(pixels: Uint8Array, w: number, h: number, opts: ChwOptions
   const out = opts.pool ? opts.pool.take(3 * plane) : new Float32Array(3 * plane);
   // Same operation order as numpy: v * (1/255), then (x - mean) / std, in float32. One table for
   // the three channels (256 entries each) and one output array indexed with plane offsets: measured
-  // about twice as fast as three tables and three plane views.
+  // about 1.4x as fast as three tables and three plane views.
   const scale = Math.fround(1 / 255);
   const lut = new Float32Array(768);
   for (let c = 0; c < 3; c++) {

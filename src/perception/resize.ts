@@ -121,6 +121,8 @@ const clip8 = (ss: number) => {
 /**
  * Resizes interleaved 8-bit RGB exactly as PIL's `Image.resize` with BILINEAR or BICUBIC does
  * (same coefficients, fixed-point arithmetic, horizontal pass then vertical through 8 bits).
+ * Horizontal rows are made as the vertical pass needs them and kept in a ring of the filter's height,
+ * instead of a whole intermediate image (measured: the fresh megabytes cost more than the arithmetic).
  */
 export function resizePilRgb(
   src: Uint8Array,
@@ -130,25 +132,6 @@ export function resizePilRgb(
   dh: number,
   filter: 'bilinear' | 'bicubic',
 ): Uint8Array {
-  const out = new Uint8Array(dh * dw * 3);
-  resizePilRows(src, sw, sh, dw, dh, filter, (y, row) => out.set(row, y * dw * 3));
-  return out;
-}
-
-/**
- * The PIL resize, handing each finished output row (interleaved 8-bit RGB) to `emit`. Horizontal rows
- * are made as the vertical pass needs them and kept in a ring of the filter's height, instead of a
- * whole intermediate image (measured: the fresh megabytes cost more than the arithmetic).
- */
-function resizePilRows(
-  src: Uint8Array,
-  sw: number,
-  sh: number,
-  dw: number,
-  dh: number,
-  filter: 'bilinear' | 'bicubic',
-  emit: (y: number, row: Uint8Array) => void,
-): void {
   const half = 1 << (PRECISION_BITS - 1);
   const rowLen = dw * 3;
   const xt = dw !== sw ? pilTaps(sw, dw, filter) : undefined;
@@ -196,22 +179,22 @@ function resizePilRows(
     return row;
   };
 
+  const out = new Uint8Array(dh * rowLen);
   if (!yt) {
-    for (let y = 0; y < dh; y++) emit(y, horizontal(y).slice());
-    return;
+    for (let y = 0; y < dh; y++) out.set(horizontal(y), y * rowLen);
+    return out;
   }
   const acc = new Int32Array(rowLen);
-  const out = new Uint8Array(rowLen);
   for (let y = 0; y < dh; y++) {
     const n = yt.count[y]!;
+    const o = y * rowLen;
     if (n === 2) {
       // Enlarging with BILINEAR: two rows per output row, in one pass.
       const k0 = yt.k[y * yt.ksize]!;
       const k1 = yt.k[y * yt.ksize + 1]!;
       const r0 = horizontal(yt.start[y]!);
       const r1 = horizontal(yt.start[y]! + 1);
-      for (let j = 0; j < rowLen; j++) out[j] = clip8((half + Math.imul(r0[j]!, k0) + Math.imul(r1[j]!, k1)) | 0);
-      emit(y, out);
+      for (let j = 0; j < rowLen; j++) out[o + j] = clip8((half + Math.imul(r0[j]!, k0) + Math.imul(r1[j]!, k1)) | 0);
       continue;
     }
     acc.fill(half);
@@ -220,7 +203,7 @@ function resizePilRows(
       const row = horizontal(yt.start[y]! + i);
       for (let j = 0; j < rowLen; j++) acc[j] = (acc[j]! + Math.imul(row[j]!, kv)) | 0;
     }
-    for (let j = 0; j < rowLen; j++) out[j] = clip8(acc[j]!);
-    emit(y, out);
+    for (let j = 0; j < rowLen; j++) out[o + j] = clip8(acc[j]!);
   }
+  return out;
 }
