@@ -18,7 +18,6 @@ import { writeDepthFixture, writeGroundingDinoFixture, writeSamDecoderFixture, w
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = join(here, '..');
-const shared = join(repo, '..', 'shared');
 
 interface WorkerResult {
   images: number;
@@ -51,7 +50,7 @@ function writeFixtureModels(models: string): void {
   writeSamDecoderFixture(join(models, 'slimsam-77-uniform', 'prompt_encoder_mask_decoder.onnx'));
   writeDepthFixture(join(models, 'depth-anything-v2-metric-indoor-small', 'model.onnx'), { scale: 2, offset: 3 });
   mkdirSync(join(models, 'fastestdet'), { recursive: true });
-  symlinkSync(join(shared, 'models/fastestdet/FastestDet.onnx'), join(models, 'fastestdet', 'FastestDet.onnx'));
+  symlinkSync(join(repo, 'models/fastestdet/FastestDet.onnx'), join(models, 'fastestdet', 'FastestDet.onnx'));
 }
 
 /** A manifest of `count` items cycling the synthetic scenes, each under its own id. */
@@ -87,7 +86,7 @@ export default async function bench() {
 
     // End to end on the 16 real photos with the fixture models (pipeline cost, not model cost).
     const manifest = join(dir, 'real.jsonl');
-    await importWhatsupToManifest(join(shared, 'data/whatsup-sample/data'), manifest);
+    await importWhatsupToManifest(join(repo, 'data/whatsup-sample/data'), manifest);
     const real = runWorker({ manifest, outDir: join(dir, 'out-real'), modelsDir: models, ...fullPipeline });
     const realFastestdet = runWorker({ manifest, outDir: join(dir, 'out-real-fd'), modelsDir: models, detector: 'fastestdet', segmenter: null, depth: null });
 

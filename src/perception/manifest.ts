@@ -97,13 +97,12 @@ export function modelFolder(modelsDir: string, id: string): string {
 }
 
 /**
- * Folders searched for installed models, in order: `modelsDir` (--models-dir, default ./models), each
- * folder of GSR_MODELS_PATH, then ../shared/models (the shared model folder beside a checkout, where
- * this project's CI keeps the real FastestDet).
+ * Folders searched for installed models, in order: `modelsDir` (--models-dir, default ./models, which
+ * ships the real FastestDet in models/fastestdet), then each folder of GSR_MODELS_PATH.
  */
 export function modelSearchDirs(modelsDir: string): string[] {
   const extra = (process.env.GSR_MODELS_PATH ?? '').split(delimiter).filter((d) => d !== '');
-  return [...new Set([modelsDir, ...extra, join('..', 'shared', 'models')].map((d) => resolve(d)))];
+  return [...new Set([modelsDir, ...extra].map((d) => resolve(d)))];
 }
 
 /** Where a model file is downloaded to: always under `modelsDir`. */

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CocoAnnotation, CocoFile } from '../../src/annotate/coco.js';
-import { REPO_ROOT, runCli, SHARED, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { MODELS_DIR, REPO_ROOT, runCli, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 import { importWhatsupToManifest, synthesizeDataset } from '../../src/datasets/index.js';
 import { annotationQuality } from '../../src/annotate/quality.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'gsr-annotate-cli-'));
-const MODELS = join(SHARED, 'models');
+const MODELS = MODELS_DIR;
 
 describe('gsr annotate (CLI) on the real photos with the real FastestDet', () => {
   let out: string;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importWhatsup, importWhatsupToManifest, readManifestAll, resolveItemImage } from '../../src/datasets/index.js';
-import { SHARED, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { WHATSUP_SAMPLE, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 import { A_CAPTIONS, controlled, tempDir, writeWhatsupFolder } from './fixtures.js';
 
 describe("What'sUp importer on the real sample", () => {
@@ -39,7 +39,7 @@ describe("What'sUp importer on the real sample", () => {
   });
 
   it('reads the same items when the root is the folder holding data/ (the official layout)', async () => {
-    const r = await importWhatsup(join(SHARED, 'data', 'whatsup-sample'), { readSizes: false });
+    const r = await importWhatsup(WHATSUP_SAMPLE, { readSizes: false });
     expect(r.items).toHaveLength(16);
     expect(r.items[0].image).toBe('data/controlled_images/mug_on_table.jpeg');
     const fromData = await importWhatsup(WHATSUP_SAMPLE_ROOT, { readSizes: false });

@@ -2,12 +2,14 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
-/** Repository root, for resolving fixtures and ../shared. */
+/** Repository root, for resolving fixtures and the shipped data and models. */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** The shared real data beside the repository (CI has it too). */
-export const SHARED = join(REPO_ROOT, '..', 'shared');
-export const WHATSUP_SAMPLE_ROOT = join(SHARED, 'data', 'whatsup-sample', 'data');
-export const FASTESTDET_DIR = join(SHARED, 'models', 'fastestdet');
+/** The What'sUp sample shipped in data/whatsup-sample (16 real photos, MIT). */
+export const WHATSUP_SAMPLE = join(REPO_ROOT, 'data', 'whatsup-sample');
+export const WHATSUP_SAMPLE_ROOT = join(WHATSUP_SAMPLE, 'data');
+/** The shipped model folder: models/fastestdet holds the real FastestDet (BSD-3). */
+export const MODELS_DIR = join(REPO_ROOT, 'models');
+export const FASTESTDET_DIR = join(MODELS_DIR, 'fastestdet');
 
 /** Runs the gsr CLI from source (tsx), so tests never see a stale build. */
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): SpawnSyncReturns<string> {

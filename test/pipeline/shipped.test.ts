@@ -23,8 +23,8 @@ describe('shipped pipelines', () => {
       loaded.config.annotations.models = { ...loaded.config.annotations.models!, models_dir: empty };
       await expect(preflight(loaded.config, f)).rejects.toThrow(`${f}: annotations.models: grounding-dino-tiny is not installed in ${empty} (run \`gsr models pull grounding-dino-tiny\`)`);
       // ... and with every model's files in place (empty stand-ins) the rest of the file checks out.
-      // Built from the temp folder itself (never through the model search path, which can point at
-      // ../shared): writes stay inside the temp folder.
+      // Built from the temp folder itself (never through the model search path, which can point at the
+      // shipped models): writes stay inside the temp folder.
       for (const m of await listManifests()) {
         for (const file of m.files) {
           const path = join(empty, m.id, file.path);

@@ -5,7 +5,7 @@ import type { ManifestItem } from '../../src/datasets/manifest.js';
 import type { CocoFile } from '../../src/annotate/coco.js';
 import { WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 
-/** A few real What'sUp items (images in ../shared) as manifest records. */
+/** A few real What'sUp items (images in data/whatsup-sample) as manifest records. */
 export function sampleItems(): ManifestItem[] {
   const root = WHATSUP_SAMPLE_ROOT;
   const four = ['on', 'under', 'left', 'right'] as const;
