@@ -1,5 +1,5 @@
 import { GsrError } from '../util/errors.js';
-import type { PromptRecord } from '../prompts/types.js';
+import { isBenchPrompt, promptParts, type AnyPrompt } from '../prompts/types.js';
 import { AnswerError } from './errors.js';
 import { DataUrlCache } from './image-url.js';
 import { HttpPoster, type HttpReply } from './http-post.js';
@@ -17,7 +17,18 @@ export interface OpenAiOptions {
   maxTokens?: number;
   topP?: number;
   seed?: number;
+  /**
+   * JSON-schema structured outputs for prompts that carry a `response_format`: `auto` sends it and,
+   * when the endpoint rejects it (HTTP 400/422 naming it), stops sending it and lets the answer be
+   * read from text; `on` always sends it; `off` never does. Default auto.
+   */
+  structuredOutputs?: 'auto' | 'on' | 'off';
   env?: NodeJS.ProcessEnv;
+}
+
+/** A 400/422 reply that rejects the structured-output request itself (not the prompt). */
+function rejectsResponseFormat(status: number, text: string): boolean {
+  return (status === 400 || status === 422) && /response_format|json_schema|guided|structured/i.test(text);
 }
 
 function textOf(content: unknown): string | undefined {
@@ -32,7 +43,7 @@ function textOf(content: unknown): string | undefined {
 
 /**
  * An OpenAI-compatible Chat Completions client (vLLM, SGLang, Ollama, LM Studio, llama.cpp, hosted
- * APIs): the image goes as a base64 data URL, over node:http(s) with keep-alive. Errors carry no API key.
+ * APIs): the prompt's parts go as one user turn, each image a base64 data URL, over node:http(s) with keep-alive. Errors carry no API key.
  */
 export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
   let url: URL;
@@ -52,26 +63,40 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
   const poster = new HttpPoster();
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  const structured = opts.structuredOutputs ?? 'auto';
+  let formatRejected = false;
 
   return {
     name: `openai:${opts.model}`,
-    async answer(prompt: PromptRecord, signal: AbortSignal): Promise<string> {
-      const imageUrl = await images.get(prompt.image);
-      const body = Buffer.from(JSON.stringify({
-        model: opts.model,
-        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: imageUrl } }, { type: 'text', text: prompt.text }] }],
-        temperature: opts.temperature,
-        max_tokens: opts.maxTokens,
-        top_p: opts.topP,
-        seed: opts.seed,
-      }));
-      let reply: HttpReply;
-      try {
-        reply = await poster.post(url, headers, body, signal);
-      } catch (err) {
-        if (signal.aborted) throw err; // the runner tells timeouts from interrupts
-        const e = err as { message?: string; code?: string };
-        throw new AnswerError(scrub(`connection error: ${e.code ?? e.message ?? String(err)}`), true);
+    async answer(prompt: AnyPrompt, signal: AbortSignal): Promise<string> {
+      // Several images in one user turn, interleaved with the text, in the prompt's order.
+      const userContent = await Promise.all(promptParts(prompt).map(async (part) => (part.type === 'text'
+        ? { type: 'text', text: part.text }
+        : { type: 'image_url', image_url: { url: await images.get(part.image) } })));
+      const format = isBenchPrompt(prompt) ? prompt.response_format : undefined;
+      const send = async (withFormat: boolean): Promise<HttpReply> => {
+        const body = Buffer.from(JSON.stringify({
+          model: opts.model,
+          messages: [{ role: 'user', content: userContent }],
+          temperature: opts.temperature,
+          max_tokens: opts.maxTokens,
+          top_p: opts.topP,
+          seed: opts.seed,
+          response_format: withFormat && format ? { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: format.strict ?? true } } : undefined,
+        }));
+        try {
+          return await poster.post(url, headers, body, signal);
+        } catch (err) {
+          if (signal.aborted) throw err; // the runner tells timeouts from interrupts
+          const e = err as { message?: string; code?: string };
+          throw new AnswerError(scrub(`connection error: ${e.code ?? e.message ?? String(err)}`), true);
+        }
+      };
+      const useFormat = format !== undefined && structured !== 'off' && !(structured === 'auto' && formatRejected);
+      let reply = await send(useFormat);
+      if (useFormat && structured === 'auto' && rejectsResponseFormat(reply.status, reply.text)) {
+        formatRejected = true;
+        reply = await send(false);
       }
       const { status, text } = reply;
       if (status < 200 || status > 299) {
@@ -106,5 +131,6 @@ if (!answerers.has('openai')) answerers.register('openai', async (o: AnswererOpt
     maxTokens: o.maxTokens,
     topP: typeof o.topP === 'number' ? o.topP : undefined,
     seed: o.seed,
+    structuredOutputs: o.structuredOutputs === 'on' || o.structuredOutputs === 'off' ? o.structuredOutputs : undefined,
   });
 });

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PromptRecord } from '../prompts/types.js';
-import { parsePromptRecord } from '../prompts/schema.js';
+import { isBenchPrompt, type AnyPrompt } from '../prompts/types.js';
+import { parseAnyPrompt } from '../prompts/schema.js';
 import { readJsonl } from '../util/jsonl.js';
 import { StoreBatcher } from './store-batcher.js';
 import { classifyError, DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
@@ -54,6 +54,12 @@ export interface RunSummary {
   requests: number;
   elapsed_ms: number;
   interrupted: boolean;
+}
+
+/** The prompt's place in its item, as the store records it (benchmark prompts: task and level). */
+function storedPlace(p: AnyPrompt) {
+  if (isBenchPrompt(p)) return { item: p.item, split: p.level, task: p.task, permutation: null, role: null, rotation: null };
+  return { item: p.item, split: p.split, task: p.task, permutation: p.permutation, role: p.role ?? null, rotation: p.rotation };
 }
 
 function reasonClass(reason: string): string {
@@ -132,7 +138,7 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
       else (seen.add(rawKey), summary.prompts++, summary.cached++);
       continue;
     }
-    const parsed = parsePromptRecord(raw);
+    const parsed = parseAnyPrompt(raw);
     if ('error' in parsed) {
       summary.invalid++;
       if (summary.invalid_lines.length < 20) summary.invalid_lines.push(`${opts.prompts}:record ${record}: ${parsed.error}`);
@@ -152,13 +158,13 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
   opts.onStart?.({ total: summary.prompts, toSend: Math.min(toSendRecords.size, limit) });
 
   // Pass 2: stream the file again and dispatch the remembered records to `concurrency` workers.
-  async function* pending(): AsyncGenerator<PromptRecord> {
+  async function* pending(): AsyncGenerator<AnyPrompt> {
     if (toSendRecords.size === 0) return;
     let dispatched = 0;
     let n = 0;
     for await (const raw of readJsonl<unknown>(opts.prompts)) {
       if (!toSendRecords.has(++n)) continue;
-      const parsed = parsePromptRecord(raw);
+      const parsed = parseAnyPrompt(raw);
       if ('error' in parsed) continue; // the file changed under us; pass 1 reported what it saw
       if (runSignal.aborted || dispatched >= limit) {
         summary.not_sent++;
@@ -169,7 +175,7 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
     }
   }
 
-  async function ask(p: PromptRecord): Promise<void> {
+  async function ask(p: AnyPrompt): Promise<void> {
     const claim = await batcher.claim(p.key);
     if (claim !== 'claimed') {
       summary[claim === 'done' ? 'cached' : 'busy']++;
@@ -202,7 +208,7 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
         const committed = batcher.commit({
           key: p.key, model, settings: sid, status, output: output ?? '', error, attempts,
           latency_ms: Math.round(latency * 10) / 10, started_at: startedAt, finished_at: new Date().toISOString(),
-          item: p.item, split: p.split, task: p.task, permutation: p.permutation, role: p.role ?? null, rotation: p.rotation, source: 'run',
+          ...storedPlace(p), source: 'run',
         }).then(() => {
           if (status === 'ok') summary.ok++;
           else {

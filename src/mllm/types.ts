@@ -25,6 +25,6 @@ export interface ResponseRecord {
 export interface Answerer {
   readonly name: string;
   /** Returns the raw answer text; throws on failure (HTTP clients throw typed, retryable errors). */
-  answer(prompt: import('../prompts/types.js').PromptRecord, signal: AbortSignal): Promise<string>;
+  answer(prompt: import('../prompts/types.js').AnyPrompt, signal: AbortSignal): Promise<string>;
   close?(): Promise<void>;
 }

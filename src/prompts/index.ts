@@ -1,5 +1,7 @@
 /** Prompt builders: TG, MC, grounding and depth-augmented prompts from a manifest (DESIGN.md §5). */
-export type { PromptRecord, PromptTask } from './types.js';
+export type { PromptRecord, PromptTask, AnyPrompt } from './types.js';
+/** Either prompt form as ordered chat parts. */
+export { isBenchPrompt, promptParts } from './types.js';
 /** Pure builder: the prompts of one manifest item for one task. */
 export { buildItemPrompts, type BuildContext } from './build.js';
 /** Streams a manifest into a prompt JSONL file (atomic), skipping and reporting bad items. */
@@ -13,4 +15,4 @@ export { promptKey, canonicalJson, hashCanonical, PROMPT_KEY_VERSION, type Promp
 /** DAP depth hints from a COCO annotation file (refuses files without unit and direction). */
 export { indexDepth, depthHint, type DepthIndex, type DepthStat, type DepthDirection } from './depth-hint.js';
 /** Validation of prompt records read from files. */
-export { PromptRecordSchema, parsePromptRecord } from './schema.js';
+export { PromptRecordSchema, parsePromptRecord, parseAnyPrompt } from './schema.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { PromptRecord } from './types.js';
+import { parseBenchPrompt } from '../formats/chat-prompt.js';
+import type { AnyPrompt, PromptRecord } from './types.js';
 
 /** Validates prompt lines read back from a file (the runner and `responses import` use it). */
 export const PromptRecordSchema = z.looseObject({
@@ -27,4 +28,10 @@ export function parsePromptRecord(raw: unknown): { prompt: PromptRecord } | { er
   if (r.success) return { prompt: r.data as PromptRecord };
   const issue = r.error.issues[0];
   return { error: `${issue.path.join('.') || '(record)'}: ${issue.message}` };
+}
+
+/** Parses a line of any prompt file: a benchmark prompt when it names its `benchmark`, else a What'sUp prompt. */
+export function parseAnyPrompt(raw: unknown): { prompt: AnyPrompt } | { error: string } {
+  if (raw !== null && typeof raw === 'object' && 'benchmark' in raw) return parseBenchPrompt(raw);
+  return parsePromptRecord(raw);
 }

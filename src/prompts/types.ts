@@ -1,3 +1,5 @@
+import type { BenchPrompt, PromptPart } from '../formats/chat-prompt.js';
+
 export type PromptTask = 'tg' | 'mc' | 'grounding' | 'dap';
 
 /** One request to an MLLM: an item shown with one rotation of its options (or one grounding role). */
@@ -30,4 +32,18 @@ export interface PromptRecord {
   answer_index?: number;
   /** DAP: the depth hint included in the text. */
   hint?: string;
+}
+
+/** What the runner and the answerers take: a What'sUp prompt or a benchmark plug-in's prompt. */
+export type AnyPrompt = PromptRecord | BenchPrompt;
+
+/** True for a benchmark plug-in's prompt (ordered parts), false for a What'sUp prompt. */
+export function isBenchPrompt(p: AnyPrompt): p is BenchPrompt {
+  return 'benchmark' in p && typeof p.benchmark === 'string';
+}
+
+/** The prompt as ordered chat parts: a What'sUp prompt is its image, then its text. */
+export function promptParts(p: AnyPrompt): PromptPart[] {
+  if (isBenchPrompt(p)) return p.parts;
+  return [{ type: 'image', image: p.image }, { type: 'text', text: p.text }];
 }

@@ -12,6 +12,8 @@ export interface FakeServerOptions {
   retryAfter?: string;
   /** Trickle: total time to send the body in slices. */
   trickleMs?: number;
+  /** Answer requests that carry a `response_format` with HTTP 400 naming it (an endpoint without structured outputs). */
+  rejectResponseFormat?: boolean;
   /** Hold every answer until this many requests are open at once (proves clients overlap), then answer normally. */
   gate?: number;
 }
@@ -71,6 +73,10 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       return;
     }
     bodies.push(body);
+    if (opts.rejectResponseFormat && (body as { response_format?: unknown }).response_format !== undefined) {
+      res.writeHead(400).end('{"error":"response_format is not supported by this server"}');
+      return;
+    }
     if (req.headers.authorization) authorization.add(req.headers.authorization);
     const text = promptText(body);
     const before = requests.get(text) ?? 0;

@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { CocoFile } from '../../annotate/coco.js';
-import type { PromptRecord } from '../../prompts/types.js';
+import { isBenchPrompt, type AnyPrompt, type PromptRecord } from '../../prompts/types.js';
+import { AnswerError } from '../errors.js';
 import { GsrError } from '../../util/errors.js';
 import { readJsonFile } from '../../util/jsonl.js';
 import type { AnswererOptions } from '../registry.js';
@@ -14,6 +15,12 @@ import { answerStyle, BASELINE_BOX_FORMATS, choiceText, formatBox, type Baseline
 import { xywhToXyxy } from '../../geometry/boxes.js';
 import { indexAnnotations, sceneOf } from './annotation-index.js';
 import { chooseCaption } from './geometry-reasoner.js';
+
+/** These baselines answer What'sUp prompts only; a benchmark plug-in brings its own. */
+function whatsupPrompt(p: AnyPrompt, name: string): PromptRecord {
+  if (isBenchPrompt(p)) throw new AnswerError(`${name} answers What'sUp prompts only, not ${p.benchmark} prompts (use that benchmark's baselines)`, false);
+  return p;
+}
 
 /** A uniform number in [0, 1) that depends only on the seed and the prompt key (order-independent). */
 function uniform(seed: number, key: string, salt: string): number {
@@ -28,7 +35,8 @@ export const GRID_BOX_FORMAT: BaselineBoxFormat = 'qwen2-vl';
 export function createRandomAnswerer(name: string, seed: number): Answerer {
   return {
     name,
-    async answer(prompt: PromptRecord): Promise<string> {
+    async answer(anyPrompt: AnyPrompt): Promise<string> {
+      const prompt = whatsupPrompt(anyPrompt, name);
       if (answerStyle(prompt) === 'grounding') {
         const xs = [uniform(seed, prompt.key, 'x1'), uniform(seed, prompt.key, 'x2')].sort((a, b) => a - b);
         const ys = [uniform(seed, prompt.key, 'y1'), uniform(seed, prompt.key, 'y2')].sort((a, b) => a - b);
@@ -44,7 +52,8 @@ export function createRandomAnswerer(name: string, seed: number): Answerer {
 export function createAlwaysFirstAnswerer(name: string): Answerer {
   return {
     name,
-    async answer(prompt: PromptRecord): Promise<string> {
+    async answer(anyPrompt: AnyPrompt): Promise<string> {
+      const prompt = whatsupPrompt(anyPrompt, name);
       if (answerStyle(prompt) === 'grounding') return formatBox([0, 0, 1000, 1000], 1000, 1000, GRID_BOX_FORMAT);
       return choiceText(prompt, 0);
     },
@@ -61,7 +70,8 @@ export function createGeometricAnswerer(name: string, coco: CocoFile, boxFormat:
   const scenes = new Map<string, ReturnType<typeof sceneOf>>();
   return {
     name,
-    async answer(prompt: PromptRecord): Promise<string> {
+    async answer(anyPrompt: AnyPrompt): Promise<string> {
+      const prompt = whatsupPrompt(anyPrompt, name);
       const entry = index.get(prompt.item);
       if (!entry) throw new GsrError(`no annotations for the item: ${prompt.item}`);
       if (answerStyle(prompt) === 'grounding') {

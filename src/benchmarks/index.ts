@@ -1,0 +1,5 @@
+/** Benchmark plug-ins: the interface, the registry, and the shared prompt-file and scoring steps. */
+export type * from './types.js';
+export { benchmarks, registerBenchmark } from './registry.js';
+export { writeBenchPromptFile, benchPromptKey, BENCH_PROMPT_KEY_VERSION, type BenchPromptsSummary } from './prompts-file.js';
+export { scoreResponses, scoreCells, type ResponseLike } from './score.js';

@@ -1,0 +1,57 @@
+import type { BenchItem } from '../formats/bench-item.js';
+import type { BenchPrompt } from '../formats/chat-prompt.js';
+import { errorMessage } from '../util/errors.js';
+import type { Benchmark, ScoreCell, ScoredResponse } from './types.js';
+
+/** The response fields scoring needs (a line of responses.jsonl). */
+export interface ResponseLike {
+  key: string;
+  model: string;
+  output: string;
+  status: 'ok' | 'failed';
+}
+
+/**
+ * Judges every prompt's response for one model in each mode. A prompt without a response, or
+ * whose request failed, is scored wrong (status says which); a judge that throws counts the answer
+ * invalid, so one bad output never stops the rest.
+ */
+export function scoreResponses<I extends BenchItem>(benchmark: Benchmark<I>, items: ReadonlyMap<string, I>, prompts: readonly BenchPrompt[], model: string, responses: Iterable<ResponseLike>, modes: readonly string[] = benchmark.modes): ScoredResponse[] {
+  const byKey = new Map<string, ResponseLike>();
+  for (const r of responses) if (r.model === model) byKey.set(r.key, r);
+  const out: ScoredResponse[] = [];
+  for (const mode of modes) {
+    for (const p of prompts) {
+      const base = { key: p.key, item: p.item, task: p.task, level: p.level, variant: p.variant, model, mode };
+      const r = byKey.get(p.key);
+      const item = items.get(p.item);
+      if (r === undefined || r.status !== 'ok' || item === undefined) {
+        out.push({ ...base, status: r === undefined ? 'missing' : r.status === 'ok' ? 'missing' : 'failed', valid: false, correct: false, reason: item === undefined ? 'item not in the items file' : undefined });
+        continue;
+      }
+      try {
+        const j = benchmark.judge(item, p, r.output, mode);
+        out.push({ ...base, status: 'ok', valid: j.valid, correct: j.correct, extracted: j.extracted, reason: j.reason });
+      } catch (err) {
+        out.push({ ...base, status: 'ok', valid: false, correct: false, reason: `judge failed: ${errorMessage(err)}` });
+      }
+    }
+  }
+  return out;
+}
+
+/** Sums scored responses into (model, mode, task, level, variant) cells, in first-seen order. */
+export function scoreCells(scored: Iterable<ScoredResponse>): ScoreCell[] {
+  const cells = new Map<string, ScoreCell>();
+  for (const s of scored) {
+    const id = [s.model, s.mode, s.task, s.level, s.variant].join('\0');
+    let c = cells.get(id);
+    if (c === undefined) cells.set(id, (c = { model: s.model, mode: s.mode, task: s.task, level: s.level, variant: s.variant, n: 0, correct: 0, invalid: 0, failed: 0, accuracy: 0 }));
+    c.n++;
+    if (s.correct) c.correct++;
+    if (s.status !== 'ok') c.failed++;
+    else if (!s.valid) c.invalid++;
+  }
+  for (const c of cells.values()) c.accuracy = c.n === 0 ? 0 : c.correct / c.n;
+  return [...cells.values()];
+}

@@ -1,0 +1,118 @@
+/**
+ * The benchmark plug-in interface. A benchmark brings its items (imported or generated), builds
+ * chat prompts from them (ordered text and image parts), extracts and judges answers in one or more
+ * named scoring modes, answers with its own baselines, and describes its report tables. The shared
+ * machinery (src/benchmarks/run.ts) does the files, keys, runner, aggregation and report around it.
+ */
+import type { BenchItem } from '../formats/bench-item.js';
+import type { BenchPrompt } from '../formats/chat-prompt.js';
+import type { Answerer } from '../mllm/types.js';
+
+/** A prompt as a plug-in builds it: the shared code adds `key` and the images' sha256. */
+export type DraftPrompt = Omit<BenchPrompt, 'key' | 'benchmark'>;
+
+/** Prompt settings from the CLI or the pipeline file; each plug-in documents and checks its own. */
+export type PromptSettings = Record<string, unknown>;
+
+/** One answer judged in one mode. */
+export interface Judgement {
+  /** The answer was in the expected form (a missing marker or unreadable value is invalid). */
+  valid: boolean;
+  correct: boolean;
+  /** What was read from the output (for the gallery and debugging). */
+  extracted?: unknown;
+  /** Why it is wrong or invalid, in a few words. */
+  reason?: string;
+}
+
+/** A scored response, one per prompt, model and mode (scores.jsonl). */
+export interface ScoredResponse {
+  key: string;
+  item: string;
+  task: string;
+  level: string;
+  variant: string;
+  model: string;
+  mode: string;
+  status: 'ok' | 'failed' | 'missing';
+  valid: boolean;
+  correct: boolean;
+  extracted?: unknown;
+  reason?: string;
+}
+
+/** Aggregate of one (model, mode, task, level, variant) cell. */
+export interface ScoreCell {
+  model: string;
+  mode: string;
+  task: string;
+  level: string;
+  variant: string;
+  n: number;
+  correct: number;
+  invalid: number;
+  /** Failed requests or prompts without a response (scored wrong). */
+  failed: number;
+  accuracy: number;
+}
+
+/** A table for the report: header and rows of text or numbers (null prints as a dash). */
+export interface ReportTable {
+  id: string;
+  title: string;
+  columns: string[];
+  rows: Array<Array<string | number | null>>;
+  note?: string;
+}
+
+/** A report section: a heading and trusted HTML the plug-in rendered (escape what it inserts). */
+export interface ReportSection {
+  id: string;
+  title: string;
+  html: string;
+}
+
+/** What a plug-in's report hook receives. */
+export interface ReportInput<I extends BenchItem = BenchItem> {
+  items: ReadonlyMap<string, I>;
+  prompts: ReadonlyMap<string, BenchPrompt>;
+  cells: ScoreCell[];
+  scored: ScoredResponse[];
+  /** Raw outputs by `${model}\0${key}`. */
+  outputs: ReadonlyMap<string, string>;
+  /** The analysis the plug-in computed (its `analyze` result), if any. */
+  analysis?: unknown;
+}
+
+/** Options a baseline answerer factory gets. */
+export interface BaselineOptions {
+  /** Name of the model in results. */
+  name: string;
+  seed: number;
+}
+
+export interface Benchmark<I extends BenchItem = BenchItem> {
+  /** Registry name (`gsr dataset import <name>`, `benchmark: <name>` in a pipeline). */
+  readonly name: string;
+  readonly title: string;
+  /** Checks one items.jsonl line; throws a GsrError saying what is wrong. */
+  parseItem(raw: unknown): I;
+  /** Reads a published copy from `root` (all or nothing: throws GsrError naming the bad file). */
+  importItems?(root: string, onProgress?: (done: number, total: number) => void): Promise<I[]>;
+  /** Generates `count` items from `seed` (same seed, same items). */
+  generateItems?(settings: Record<string, unknown>): Promise<I[]>;
+  /** Prompts for one item (pure: no I/O; image parts name absolute paths). */
+  buildPrompts(item: I, settings: PromptSettings): DraftPrompt[];
+  /** Scoring modes; the first is the default. */
+  readonly modes: readonly string[];
+  /** Extracts and judges one output. Never throws on model text: bad text is invalid or wrong. */
+  judge(item: I, prompt: BenchPrompt, output: string, mode: string): Judgement;
+  /** Baseline answerers by kind (answer from the items, not from a model). */
+  readonly baselines: Readonly<Record<string, (items: ReadonlyMap<string, I>, options: BaselineOptions) => Answerer>>;
+  /** Statistics over the score cells (per model and across models); JSON-serialisable. */
+  analyze?(cells: ScoreCell[]): unknown;
+  /** Tables for the report and the CLI. */
+  tables(cells: ScoreCell[], analysis?: unknown): ReportTable[];
+  /** Extra report sections (plots, galleries); optional. */
+  sections?(input: ReportInput<I>): Promise<ReportSection[]>;
+}
