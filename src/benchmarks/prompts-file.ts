@@ -31,7 +31,7 @@ export interface BenchPromptsSummary {
  * Builds every item's prompts with the plug-in, hashes their images (each file once), keys them and
  * writes the prompts file atomically. One bad item is skipped and reported, never fatal.
  */
-export async function writeBenchPromptFile<I extends BenchItem>(benchmark: Benchmark<I>, items: Iterable<I>, settings: PromptSettings, out: string): Promise<BenchPromptsSummary> {
+export async function writeBenchPromptFile<I extends BenchItem>(benchmark: Benchmark<I>, items: Iterable<I>, settings: PromptSettings, context: unknown, out: string): Promise<BenchPromptsSummary> {
   const hashes = new Map<string, Promise<string>>();
   const sha = (path: string) => {
     let h = hashes.get(path);
@@ -44,7 +44,7 @@ export async function writeBenchPromptFile<I extends BenchItem>(benchmark: Bench
     let drafts: DraftPrompt[];
     const built: BenchPrompt[] = [];
     try {
-      drafts = benchmark.buildPrompts(item, settings);
+      drafts = benchmark.buildPrompts(item, settings, context);
       for (const d of drafts) {
         const parts: PromptPart[] = await Promise.all(d.parts.map(async (p) => (p.type === 'image' ? { ...p, sha256: await sha(p.image) } : p)));
         const body = { ...d, benchmark: benchmark.name, parts };

@@ -26,14 +26,14 @@ export function scoreResponses<I extends BenchItem>(benchmark: Benchmark<I>, ite
       const r = byKey.get(p.key);
       const item = items.get(p.item);
       if (r === undefined || r.status !== 'ok' || item === undefined) {
-        out.push({ ...base, status: r === undefined ? 'missing' : r.status === 'ok' ? 'missing' : 'failed', valid: false, correct: false, reason: item === undefined ? 'item not in the items file' : undefined });
+        out.push({ ...base, status: r === undefined ? 'missing' : r.status === 'ok' ? 'missing' : 'failed', valid: false, correct: false, credit: 0, reason: item === undefined ? 'item not in the items file' : undefined });
         continue;
       }
       try {
         const j = benchmark.judge(item, p, r.output, mode);
-        out.push({ ...base, status: 'ok', valid: j.valid, correct: j.correct, extracted: j.extracted, reason: j.reason });
+        out.push({ ...base, status: 'ok', valid: j.valid, correct: j.correct, credit: j.credit ?? (j.correct ? 1 : 0), extracted: j.extracted, reason: j.reason });
       } catch (err) {
-        out.push({ ...base, status: 'ok', valid: false, correct: false, reason: `judge failed: ${errorMessage(err)}` });
+        out.push({ ...base, status: 'ok', valid: false, correct: false, credit: 0, reason: `judge failed: ${errorMessage(err)}` });
       }
     }
   }
@@ -46,12 +46,13 @@ export function scoreCells(scored: Iterable<ScoredResponse>): ScoreCell[] {
   for (const s of scored) {
     const id = [s.model, s.mode, s.task, s.level, s.variant].join('\0');
     let c = cells.get(id);
-    if (c === undefined) cells.set(id, (c = { model: s.model, mode: s.mode, task: s.task, level: s.level, variant: s.variant, n: 0, correct: 0, invalid: 0, failed: 0, accuracy: 0 }));
+    if (c === undefined) cells.set(id, (c = { model: s.model, mode: s.mode, task: s.task, level: s.level, variant: s.variant, n: 0, correct: 0, invalid: 0, failed: 0, credit: 0, accuracy: 0 }));
     c.n++;
     if (s.correct) c.correct++;
+    c.credit += s.credit;
     if (s.status !== 'ok') c.failed++;
     else if (!s.valid) c.invalid++;
   }
-  for (const c of cells.values()) c.accuracy = c.n === 0 ? 0 : c.correct / c.n;
+  for (const c of cells.values()) c.accuracy = c.n === 0 ? 0 : c.credit / c.n;
   return [...cells.values()];
 }

@@ -8,6 +8,15 @@ import type { BenchItem } from '../formats/bench-item.js';
 import type { BenchPrompt } from '../formats/chat-prompt.js';
 import type { Answerer } from '../mllm/types.js';
 
+/**
+ * Items and what they share (prompt templates, in-context example pools), kept once in
+ * context.json beside items.jsonl rather than copied into every item.
+ */
+export interface ItemSet<I extends BenchItem = BenchItem> {
+  items: I[];
+  context?: unknown;
+}
+
 /** A prompt as a plug-in builds it: the shared code adds `key` and the images' sha256. */
 export type DraftPrompt = Omit<BenchPrompt, 'key' | 'benchmark'>;
 
@@ -19,6 +28,8 @@ export interface Judgement {
   /** The answer was in the expected form (a missing marker or unreadable value is invalid). */
   valid: boolean;
   correct: boolean;
+  /** Partial credit in [0, 1] where a scorer gives points (default: 1 when correct, else 0). */
+  credit?: number;
   /** What was read from the output (for the gallery and debugging). */
   extracted?: unknown;
   /** Why it is wrong or invalid, in a few words. */
@@ -37,6 +48,7 @@ export interface ScoredResponse {
   status: 'ok' | 'failed' | 'missing';
   valid: boolean;
   correct: boolean;
+  credit: number;
   extracted?: unknown;
   reason?: string;
 }
@@ -53,6 +65,9 @@ export interface ScoreCell {
   invalid: number;
   /** Failed requests or prompts without a response (scored wrong). */
   failed: number;
+  /** Sum of credits (equals `correct` unless the scorer gives partial credit). */
+  credit: number;
+  /** credit / n. */
   accuracy: number;
 }
 
@@ -98,11 +113,14 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   /** Checks one items.jsonl line; throws a GsrError saying what is wrong. */
   parseItem(raw: unknown): I;
   /** Reads a published copy from `root` (all or nothing: throws GsrError naming the bad file). */
-  importItems?(root: string, onProgress?: (done: number, total: number) => void): Promise<I[]>;
-  /** Generates `count` items from `seed` (same seed, same items). */
-  generateItems?(settings: Record<string, unknown>): Promise<I[]>;
-  /** Prompts for one item (pure: no I/O; image parts name absolute paths). */
-  buildPrompts(item: I, settings: PromptSettings): DraftPrompt[];
+  importItems?(root: string, onProgress?: (done: number, total: number) => void): Promise<ItemSet<I>>;
+  /** Generates items from settings such as count and seed (same seed, same items). */
+  generateItems?(settings: Record<string, unknown>): Promise<ItemSet<I>>;
+  /**
+   * Prompts for one item (pure: no I/O; image parts name absolute paths). `context` is the item
+   * set's shared context (templates, in-context examples), as imported or generated.
+   */
+  buildPrompts(item: I, settings: PromptSettings, context: unknown): DraftPrompt[];
   /** Scoring modes; the first is the default. */
   readonly modes: readonly string[];
   /** Extracts and judges one output. Never throws on model text: bad text is invalid or wrong. */

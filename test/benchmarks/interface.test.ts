@@ -60,7 +60,7 @@ describe('benchmark plug-in interface', () => {
     for (const i of items.slice(0, 2)) writeFileSync(i.image, i.id);
     const b = toy(ref);
     const out = join(dir, 'prompts.jsonl');
-    const s = await writeBenchPromptFile(b, items, { text: true }, out);
+    const s = await writeBenchPromptFile(b, items, { text: true }, undefined, out);
     expect(s).toMatchObject({ items: 2, prompts: 4, images: 4, skipped: [{ item: 'broken', reason: 'cannot build' }] });
     const prompts = await readBenchPrompts(out);
     expect(prompts.map((p) => `${p.item}/${p.variant}`)).toEqual(['a/image', 'a/text', 'b/image', 'b/text']);
@@ -71,7 +71,7 @@ describe('benchmark plug-in interface', () => {
     }
     // Same content elsewhere keeps the key; different content changes it.
     writeFileSync(join(dir, 'a.png'), 'changed');
-    await writeBenchPromptFile(b, items.slice(0, 1), {}, out);
+    await writeBenchPromptFile(b, items.slice(0, 1), {}, undefined, out);
     expect((await readBenchPrompts(out))[0].key).not.toBe(prompts[0].key);
     expect(readFileSync(out, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
 
