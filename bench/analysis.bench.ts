@@ -1,12 +1,12 @@
 /**
  * Speed of the statistics and the report on realistic sizes: OLS fits, bootstrap CIs over a full
- * benchmark's items (4,958), the paper-regression subset search, loading a full results folder, and
+ * benchmark's items (4,958), leave-one-out and rounding ranges, loading a full results folder, and
  * rendering the HTML report of the shipped example results.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrapMean, findMatchingSubsets, ols, seededRandom, type RegressionTable } from '../src/analysis/index.js';
+import { bootstrapMean, leaveOneOut, ols, roundingSensitivity, seededRandom, type RegressionTable } from '../src/analysis/index.js';
 import { buildReasoningTable, loadAllResults, loadModelResults, renderHtmlReport } from '../src/report/index.js';
 import { writeJsonAtomic, writeJsonlAtomic } from '../src/util/fs.js';
 
@@ -36,7 +36,8 @@ export default async function bench() {
     x: [{ name: 'x', values: Array.from({ length: n }, () => rand()) }],
     skipped: [],
   };
-  const search = timeIt(() => findMatchingSubsets(table, { slope: 6.025, p: 0.007 }), 1).ms_per_call;
+  const loo = timeIt(() => leaveOneOut(table), 20).ms_per_call;
+  const rounding = timeIt(() => roundingSensitivity(table.x[0].values, table.y.values, 0.05), 20).ms_per_call;
 
   // A full-size results folder: 4,958 items x 4 rotations.
   const dir = mkdtempSync(join(tmpdir(), 'gsr-bench-analysis-'));
@@ -70,7 +71,8 @@ export default async function bench() {
     ols_one_regressor_9_points_ms: +olsSimple.toFixed(4),
     ols_two_regressors_32_points_ms: +olsMtcars.toFixed(4),
     bootstrap_4958_items_2000_resamples_ms: +boot.toFixed(1),
-    subset_search_16_models_65535_subsets_ms: +search.toFixed(1),
+    leave_one_out_16_models_ms: +loo.toFixed(2),
+    rounding_ranges_16_models_ms: +rounding.toFixed(2),
     load_results_19832_item_records_ms: +loadMs.toFixed(1),
     table1_six_splits_with_cis_ms: +table1Ms.toFixed(1),
     report_example_4_models_no_images_ms: +reportMs.toFixed(1),

@@ -8,17 +8,21 @@ export { bootstrapMean, bootstrapMeanOfMeans, quantileSorted, type BootstrapInte
 export { seededRandom } from './random.js';
 /** Exact McNemar, exact binomial and z tests against chance. */
 export { mcnemarExact, mcnemarPaired, binomialTest, proportionZTest, type McNemarResult, type BinomialTestResult } from './tests.js';
-/** Regression across models: tables from CSV, fits, statsmodels-like summary, subset search. */
+/** Regression across models: tables from CSV, fits, statsmodels-like summary, leave-one-out. */
 export {
   tableFromCsv,
+  tableFromCsvs,
   regress,
   simpleSlope,
-  findMatchingSubsets,
   formatSummary,
+  type CsvSource,
   type RegressionTable,
   type RegressionReport,
-  type SubsetTarget,
 } from './regression.js';
+/** Leave-one-out influence: slope, p and Cook's distance per row. */
+export { leaveOneOut, withoutRow, formatInfluence, type InfluenceReport, type InfluenceRow } from './influence.js';
+/** How far a fit can move within the rounding of its printed inputs. */
+export { roundingSensitivity, formatRounding, type RoundingSensitivity } from './rounding.js';
 /** Metrics read from results folders by name (`reasoning:whatsup-a:circular`, `grounding:whatsup-a/subject`). */
 export { parseMetric, metricValue, tableFromResults, type MetricSpec } from './metrics.js';
 /** Per-item outcomes folded from scored records (CircularEval / VanillaEval), grouping helpers. */

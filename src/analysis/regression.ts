@@ -19,37 +19,91 @@ export interface RegressionReport extends OlsResult {
   skipped: { label: string; reason: string }[];
 }
 
-/**
- * Builds a regression table from CSV text. The label column is `--label` or the first column that is
- * neither y nor an x. Rows with an empty or non-numeric y/x cell are skipped and listed.
- */
-export function tableFromCsv(text: string, yCol: string, xCols: string[], labelCol?: string, source = 'CSV'): RegressionTable {
-  let rows: Record<string, string>[];
+function parseCsv(text: string, source: string): Record<string, string>[] {
   try {
-    rows = parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true }) as Record<string, string>[];
+    return parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true }) as Record<string, string>[];
   } catch (err) {
     throw new RangeError(`${source}: malformed CSV (${(err as Error).message})`);
   }
+}
+
+/** Rows with an empty or non-numeric y/x cell are skipped and listed. */
+function buildTable(rows: { label: string; cells: string[] }[], yName: string, xNames: string[]): RegressionTable {
+  const names = [yName, ...xNames];
+  const table: RegressionTable = { labels: [], y: { name: yName, values: [] }, x: xNames.map((name) => ({ name, values: [] })), skipped: [] };
+  for (const { label, cells } of rows) {
+    const bad = cells.findIndex((v) => v === '' || !Number.isFinite(Number(v)));
+    if (bad >= 0) {
+      table.skipped.push({ label, reason: `${names[bad]} is ${cells[bad] === '' ? 'empty' : `"${cells[bad]}"`}` });
+      continue;
+    }
+    table.labels.push(label);
+    table.y.values.push(Number(cells[0]));
+    xNames.forEach((_, j) => table.x[j].values.push(Number(cells[j + 1])));
+  }
+  return table;
+}
+
+/**
+ * Builds a regression table from CSV text. The label column is `--label` or the first column that is
+ * neither y nor an x.
+ */
+export function tableFromCsv(text: string, yCol: string, xCols: string[], labelCol?: string, source = 'CSV'): RegressionTable {
+  const rows = parseCsv(text, source);
   const header = rows.length > 0 ? Object.keys(rows[0]) : [];
   for (const c of [yCol, ...xCols]) {
     if (!header.includes(c)) throw new RangeError(`${source}: no column "${c}" (columns: ${header.join(', ')})`);
   }
   if (labelCol !== undefined && !header.includes(labelCol)) throw new RangeError(`${source}: no label column "${labelCol}"`);
   const label = labelCol ?? header.find((h) => h !== yCol && !xCols.includes(h));
-  const table: RegressionTable = { labels: [], y: { name: yCol, values: [] }, x: xCols.map((name) => ({ name, values: [] })), skipped: [] };
-  rows.forEach((row, i) => {
-    const rowLabel = label !== undefined && row[label] ? row[label] : `row ${i + 2}`;
-    const cells = [yCol, ...xCols].map((c) => [c, row[c] ?? ''] as const);
-    const bad = cells.find(([, v]) => v === '' || !Number.isFinite(Number(v)));
-    if (bad) {
-      table.skipped.push({ label: rowLabel, reason: `${bad[0]} is ${bad[1] === '' ? 'empty' : `"${bad[1]}"`}` });
-      return;
-    }
-    table.labels.push(rowLabel);
-    table.y.values.push(Number(row[yCol]));
-    xCols.forEach((c, j) => table.x[j].values.push(Number(row[c])));
+  const cols = [yCol, ...xCols];
+  return buildTable(
+    rows.map((row, i) => ({ label: label !== undefined && row[label] ? row[label] : `row ${i + 2}`, cells: cols.map((c) => row[c] ?? '') })),
+    yCol,
+    xCols,
+  );
+}
+
+/** One CSV among several joined on a label column. */
+export interface CsvSource {
+  text: string;
+  /** File name, for messages and for qualifying a column found in several files (`<stem>:<column>`). */
+  source: string;
+}
+
+/**
+ * Builds a regression table from several CSVs joined on `labelCol` (inner join: a row is a label found
+ * in every file; default: the first file's first column). A column is named bare when one file has it,
+ * else `<file stem>:<column>`. One file is read as by `tableFromCsv`.
+ */
+export function tableFromCsvs(files: CsvSource[], yCol: string, xCols: string[], labelCol?: string): RegressionTable {
+  if (files.length === 1) return tableFromCsv(files[0].text, yCol, xCols, labelCol, files[0].source);
+  let label = labelCol;
+  const parsed = files.map((f) => {
+    const rows = parseCsv(f.text, f.source);
+    const header = rows.length > 0 ? Object.keys(rows[0]) : [];
+    label ??= header[0];
+    const labelCol = label ?? '';
+    if (!header.includes(labelCol)) throw new RangeError(`${f.source}: no label column "${labelCol}"`);
+    const stem = f.source.replace(/^.*[\\/]/, '').replace(/\.csv$/i, '');
+    return { stem, header, byLabel: new Map(rows.map((r) => [r[labelCol], r])) };
   });
-  return table;
+  const resolve = (name: string): { file: number; column: string } => {
+    const at = name.indexOf(':');
+    const file = at > 0 ? parsed.findIndex((p) => p.stem === name.slice(0, at)) : -1;
+    if (file >= 0 && parsed[file].header.includes(name.slice(at + 1))) return { file, column: name.slice(at + 1) };
+    const holders = parsed.flatMap((p, i) => (p.header.includes(name) ? [i] : []));
+    if (holders.length === 0) throw new RangeError(`no column "${name}" in ${files.map((f) => f.source).join(', ')}`);
+    if (holders.length > 1) throw new RangeError(`column "${name}" is in several files: write ${holders.map((i) => `${parsed[i].stem}:${name}`).join(' or ')}`);
+    return { file: holders[0], column: name };
+  };
+  const cols = [yCol, ...xCols].map(resolve);
+  const labels = [...parsed[0].byLabel.keys()].filter((l) => parsed.every((p) => p.byLabel.has(l)));
+  return buildTable(
+    labels.map((label) => ({ label, cells: cols.map((c) => parsed[c.file].byLabel.get(label)![c.column] ?? '') })),
+    yCol,
+    xCols,
+  );
 }
 
 /** Fits OLS of the table's y on its x columns (with `const`). */
@@ -76,50 +130,6 @@ export function simpleSlope(x: number[], y: number[]): { slope: number; p: numbe
   for (let i = 0; i < n; i++) ssr += (y[i] - my - slope * (x[i] - mx)) ** 2;
   const se = Math.sqrt(ssr / (n - 2) / sxx);
   return { slope, p: tTwoSidedP(slope / se, n - 2) };
-}
-
-export interface SubsetTarget {
-  slope: number;
-  p: number;
-  /** Decimals the target was published with (default 3): a subset matches if it rounds to the target. */
-  decimals?: number;
-  /** Smallest subset tried (default 3). */
-  minSize?: number;
-  /** Rows that must be in every subset. */
-  required?: string[];
-  /** Refuses tables with more rows than this (2^n subsets; default 22). */
-  maxRows?: number;
-}
-
-/**
- * Every subset of the table's rows whose one-regressor fit rounds to the published slope and p.
- * Used to find which models a paper's regression was run on. Largest subsets first.
- */
-export function findMatchingSubsets(table: RegressionTable, target: SubsetTarget): string[][] {
-  if (table.x.length !== 1) throw new RangeError('subset search needs exactly one x column');
-  const n = table.labels.length;
-  const maxRows = target.maxRows ?? 22;
-  if (n > maxRows) throw new RangeError(`subset search over ${n} rows is too large (limit ${maxRows})`);
-  const decimals = target.decimals ?? 3;
-  const minSize = Math.max(3, target.minSize ?? 3);
-  const round = (v: number) => Number(v.toFixed(decimals));
-  const requiredMask = (target.required ?? []).reduce((m, name) => {
-    const i = table.labels.indexOf(name);
-    if (i < 0) throw new RangeError(`required row "${name}" is not in the table`);
-    return m | (1 << i);
-  }, 0);
-  const xs = table.x[0].values;
-  const ys = table.y.values;
-  const found: string[][] = [];
-  for (let mask = 1; mask < 1 << n; mask++) {
-    if ((mask & requiredMask) !== requiredMask) continue;
-    const idx: number[] = [];
-    for (let i = 0; i < n; i++) if (mask & (1 << i)) idx.push(i);
-    if (idx.length < minSize) continue;
-    const { slope, p } = simpleSlope(idx.map((i) => xs[i]), idx.map((i) => ys[i]));
-    if (round(slope) === round(target.slope) && round(p) === round(target.p)) found.push(idx.map((i) => table.labels[i]));
-  }
-  return found.sort((a, b) => b.length - a.length);
 }
 
 function fmt(v: number, width = 10): string {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { tableFromResults } from '../analysis/metrics.js';
-import { regress, tableFromCsv, type RegressionReport, type RegressionTable } from '../analysis/regression.js';
+import { regress, tableFromCsvs, type RegressionReport, type RegressionTable } from '../analysis/regression.js';
 import { loadAllResults } from './load-results.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { GsrError } from '../util/errors.js';
@@ -30,8 +30,8 @@ export async function writeRegressionPlot(report: RegressionReport, table: Regre
 }
 
 export interface RegressionInput {
-  /** CSV file with one row per model (with `y` and `x` as column names). */
-  data?: string;
+  /** CSV files with one row per model (with `y` and `x` as column names), joined on the label column. */
+  data?: string[];
   /** Results folders, one per model (with `y` and `x` as metric names). */
   results?: string[];
   y?: string;
@@ -47,14 +47,17 @@ export async function loadRegressionTable(o: RegressionInput): Promise<{ table: 
   if ((o.data === undefined) === (o.results === undefined)) throw new GsrError('give either --data FILE.csv or --results DIR...');
   if (o.data !== undefined) {
     if (!o.y || !o.x?.length) throw new GsrError('--data needs --y COL and at least one --x COL');
-    let text: string;
+    const files = await Promise.all(
+      o.data.map(async (source) => {
+        try {
+          return { source, text: await readFile(source, 'utf8') };
+        } catch (err) {
+          throw new GsrError(`cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+        }
+      }),
+    );
     try {
-      text = await readFile(o.data, 'utf8');
-    } catch (err) {
-      throw new GsrError(`cannot read ${o.data}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-    }
-    try {
-      return { table: tableFromCsv(text, o.y, o.x, o.label, o.data), source: o.data, warnings: [] };
+      return { table: tableFromCsvs(files, o.y, o.x, o.label), source: o.data.join(' + '), warnings: [] };
     } catch (err) {
       throw new GsrError((err as Error).message);
     }

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findMatchingSubsets, tableFromCsv, regress, formatSummary, ols } from '../../src/analysis/index.js';
+import { tableFromCsv, tableFromCsvs, regress, formatSummary } from '../../src/analysis/index.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { loadRegressionTable } from '../../src/report/index.js';
 
@@ -17,22 +17,17 @@ describe('regression tables', () => {
     expect(() => tableFromCsv('model,y\na,1\n', 'y', ['x'], undefined, 'f.csv')).toThrow(/f.csv: no column "x"/);
   });
 
-  it('finds the subset behind a published slope and p', () => {
-    // {a, b, c}: x = 0, 1, 2; y = 0, 2, 5 -> slope 2.5, se sqrt(1/12), t = 8.660, df 1,
-    // p = 1 - 2·atan(t)/π = 0.0732 (hand-computed).
-    const csv = 'model,y,x\na,0,0\nb,2,1\nc,5,2\nd,1,3\ne,9,5\nf,3,8\n';
-    const t = tableFromCsv(csv, 'y', ['x']);
-    const p = 1 - (2 * Math.atan(Math.sqrt(75))) / Math.PI;
-    expect(p.toFixed(3)).toBe('0.073');
-    const found = findMatchingSubsets(t, { slope: 2.5, p: 0.073 });
-    expect(found).toContainEqual(['a', 'b', 'c']);
-    for (const s of found) {
-      const idx = s.map((l) => t.labels.indexOf(l));
-      const fit = ols(idx.map((i) => t.y.values[i]), { x: idx.map((i) => t.x[0].values[i]) });
-      expect(fit.coefficients[1].estimate.toFixed(3)).toBe('2.500');
-      expect(fit.coefficients[1].p.toFixed(3)).toBe('0.073');
-    }
-    expect(() => findMatchingSubsets(t, { slope: 1, p: 0.5, required: ['zz'] })).toThrow(/not in the table/);
+  it('joins several CSVs on the label column, qualifying a column two files share', () => {
+    const a = { source: 'dir/a.csv', text: 'model,y,k\nm1,1,0\nm2,2,0\nm3,4,0\nonly-a,9,0\n' };
+    const b = { source: 'b.csv', text: 'model,x,k\nm3,3,1\nm1,1,1\nm2,,1\n' };
+    const t = tableFromCsvs([a, b], 'y', ['x'], 'model');
+    expect(t.labels).toEqual(['m1', 'm3']);
+    expect(t.y.values).toEqual([1, 4]);
+    expect(t.x[0].values).toEqual([1, 3]);
+    expect(t.skipped).toEqual([{ label: 'm2', reason: 'x is empty' }]);
+    expect(() => tableFromCsvs([a, b], 'y', ['k'], 'model')).toThrow(/column "k" is in several files: write a:k or b:k/);
+    expect(tableFromCsvs([a, b], 'a:k', ['b:k']).x[0].values).toEqual([1, 1, 1]);
+    expect(() => tableFromCsvs([a, b], 'y', ['zz'])).toThrow(/no column "zz"/);
   });
 
   it('prints a statsmodels-like summary', () => {
@@ -83,11 +78,11 @@ describe('gsr analyze regression', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr.trim()).toMatch(/^gsr: error: .*two\.csv: 2 usable rows, too few to fit 1 regressor\(s\)$/);
     const table = async (o: Parameters<typeof loadRegressionTable>[0]) => loadRegressionTable(o);
-    await expect(table({ data: join(dir, 'none.csv'), y: 'y', x: ['x'] })).rejects.toThrow(/cannot read .*none\.csv: ENOENT/);
-    await expect(table({ data: bad, y: 'nope', x: ['x'] })).rejects.toThrow(/two\.csv: no column "nope"/);
+    await expect(table({ data: [join(dir, 'none.csv')], y: 'y', x: ['x'] })).rejects.toThrow(/cannot read .*none\.csv: ENOENT/);
+    await expect(table({ data: [bad], y: 'nope', x: ['x'] })).rejects.toThrow(/two\.csv: no column "nope"/);
     await expect(table({ results: [RESULTS + '/model-alpha'], y: 'reasoning:whatsup-a' })).rejects.toThrow(/bad metric/);
-    await expect(table({ data: bad, results: [RESULTS] })).rejects.toThrow(/either --data/);
-    await expect(table({ data: bad, y: 'y' })).rejects.toThrow(/--x/);
+    await expect(table({ data: [bad], results: [RESULTS] })).rejects.toThrow(/either --data/);
+    await expect(table({ data: [bad], y: 'y' })).rejects.toThrow(/--x/);
   });
 
   it('analyze dap and analyze correlation print JSON', { timeout: 180_000 }, () => {

@@ -5,7 +5,7 @@ import { notice } from '../../util/log.js';
 import { action, parseNumber, parsePositiveInt, printJson } from '../action.js';
 
 interface RegressionOptions {
-  data?: string;
+  data?: string[];
   results?: string[];
   y?: string;
   x?: string[];
@@ -13,11 +13,8 @@ interface RegressionOptions {
   json?: boolean;
   plot?: string;
   out?: string;
-  findSubset?: boolean;
-  targetSlope?: number;
-  targetP?: number;
-  decimals?: number;
-  minSize?: number;
+  influence?: boolean;
+  rounding?: number;
 }
 
 const collect = (value: string, prev: string[] = []) => [...prev, value];
@@ -27,37 +24,43 @@ const analysisLib = () => import('../../analysis/index.js');
 const regressionLib = () => import('../../report/regression-output.js');
 
 export function registerAnalyze(program: Command): void {
-  const analyze = program.command('analyze').description('Statistics across models: regression with p-values, CIs, paired tests');
+  const analyze = program.command('analyze').description('Statistics across models: regression with p-values, CIs, paired tests, power');
   analyze
     .command('regression')
-    .description('OLS of one metric on others across models, from a CSV or from results folders')
-    .option('--data <file.csv>', 'CSV with one row per model')
+    .description('OLS of one metric on others across models, from CSVs or from results folders')
+    .option('--data <file.csv>', 'CSV with one row per model (repeatable: files are joined on --label)', collect)
     .option('--results <dir...>', 'results folders, one per model')
-    .option('--y <col>', 'response: a CSV column, or a metric such as reasoning:whatsup-a:circular (default for --results)')
+    .option('--y <col>', 'response: a CSV column (FILE_STEM:col when several files have it), or a metric such as reasoning:whatsup-a:circular (default for --results)')
     .option('--x <col>', 'regressor (repeatable): a CSV column, or a metric such as grounding:whatsup-a/subject', collect)
-    .option('--label <col>', 'CSV column naming each row (default: first other column)')
+    .option('--label <col>', 'CSV column naming each row (default: first other column; with several files, the first file\'s first column)')
+    .option('--influence', 'leave-one-out table: slope and p without each model, and its Cook\'s distance')
+    .option('--rounding <half-unit>', 'slope and p ranges when every value may be off by this much (0.05 for one printed decimal)', parseNumber('--rounding'))
     .option('--json', 'print only JSON on stdout')
     .option('--plot <file>', 'write the scatter with fitted line and 95% band (.svg or .png)')
     .option('--out <file>', 'also write the JSON result to this file')
-    .option('--find-subset', 'list the model subsets whose fit rounds to --target-slope and --target-p')
-    .option('--target-slope <v>', 'published slope to match', parseNumber('--target-slope'))
-    .option('--target-p <v>', 'published p-value to match', parseNumber('--target-p'))
-    .option('--decimals <n>', 'decimals the targets were published with (default 3)', parsePositiveInt('--decimals'))
-    .option('--min-size <n>', 'smallest subset to try (default 3)', parsePositiveInt('--min-size'))
     .action(
       action(async (o: RegressionOptions) => {
-        const { findMatchingSubsets, formatSummary } = await analysisLib();
+        const { formatSummary, formatInfluence, formatRounding, leaveOneOut, roundingSensitivity, withoutRow } = await analysisLib();
         const { fitTable, loadRegressionTable, writeRegressionPlot } = await regressionLib();
         const { table, source, warnings } = await loadRegressionTable(o);
         for (const w of warnings) notice(`warning: ${w}`);
         const fit = fitTable(table, source);
         const result: Record<string, unknown> = { ...fit };
-        if (o.findSubset) {
-          if (o.targetSlope === undefined || o.targetP === undefined) throw new GsrError('--find-subset needs --target-slope and --target-p');
+        const rounding = (t: typeof table) => (o.rounding === undefined ? undefined : roundingSensitivity(t.x[0].values, t.y.values, o.rounding));
+        if (o.rounding !== undefined) {
+          if (table.x.length !== 1) throw new GsrError('--rounding needs exactly one --x');
+          if (!(o.rounding > 0)) throw new GsrError('--rounding must be positive');
+          result.rounding = rounding(table);
+        }
+        if (o.influence) {
           try {
-            result.matching_subsets = findMatchingSubsets(table, { slope: o.targetSlope, p: o.targetP, decimals: o.decimals, minSize: o.minSize });
+            const infl = leaveOneOut(table);
+            result.influence = {
+              coefficient: infl.coefficient,
+              rows: infl.rows.map((r, i) => ({ ...r, ...(o.rounding !== undefined ? { rounding: rounding(withoutRow(table, i)) } : {}) })),
+            };
           } catch (err) {
-            throw new GsrError((err as Error).message);
+            throw new GsrError(`${source}: ${(err as Error).message}`);
           }
         }
         if (o.plot) await writeRegressionPlot(fit, table, o.plot);
@@ -67,11 +70,8 @@ export function registerAnalyze(program: Command): void {
           return;
         }
         process.stdout.write(formatSummary(fit) + '\n');
-        if (o.findSubset) {
-          const subsets = result.matching_subsets as string[][];
-          process.stdout.write(`\nSubsets matching slope ${o.targetSlope} / p ${o.targetP}: ${subsets.length}\n`);
-          for (const s of subsets.slice(0, 20)) process.stdout.write(`  (${s.length}) ${s.join(', ')}\n`);
-        }
+        if (result.rounding) process.stdout.write(formatRounding('all rows', result.rounding as never) + '\n');
+        if (result.influence) process.stdout.write('\n' + formatInfluence(result.influence as never) + '\n');
         if (o.plot) notice(`wrote ${o.plot}`);
       }),
     );
@@ -79,14 +79,14 @@ export function registerAnalyze(program: Command): void {
   analyze
     .command('correlation')
     .description('Pearson and Spearman correlation (with p-values) of two metrics across models')
-    .option('--data <file.csv>', 'CSV with one row per model')
+    .option('--data <file.csv>', 'CSV with one row per model (repeatable: files are joined on --label)', collect)
     .option('--results <dir...>', 'results folders, one per model')
     .requiredOption('--y <col>', 'first variable: a CSV column or a results metric')
     .requiredOption('--x <col>', 'second variable: a CSV column or a results metric')
     .option('--label <col>', 'CSV column naming each row')
     .option('--json', 'print only JSON on stdout')
     .action(
-      action(async (o: { data?: string; results?: string[]; y: string; x: string; label?: string; json?: boolean }) => {
+      action(async (o: { data?: string[]; results?: string[]; y: string; x: string; label?: string; json?: boolean }) => {
         const { pearson, spearman } = await analysisLib();
         const { loadRegressionTable } = await regressionLib();
         const { table, source, warnings } = await loadRegressionTable({ ...o, x: [o.x] });
