@@ -29,3 +29,5 @@ export { parseMetric, metricValue, tableFromResults, type MetricSpec } from './m
 export { ItemOutcomeFolder, groundingOutcome, groupBy, shareTrue } from './outcomes.js';
 /** Record shapes of the scoring stage's results folders as analysis reads them. */
 export type * from './results-types.js';
+/** Monte-Carlo power and false-positive rate of the cross-model regression; exact power from the noncentral t. */
+export { regressionPower, noncentralTPower, wilsonInterval, formatPower, type PowerSetting, type PowerResult, type McShare } from './power.js';

@@ -125,4 +125,48 @@ export function registerAnalyze(program: Command): void {
         }
       }),
     );
+
+  analyze
+    .command('power')
+    .description('Monte-Carlo power and false-positive rate of the cross-model regression (p < alpha)')
+    .option('--models <k>', 'number of models (with --grounding LOW:HIGH: evenly spaced)', parsePositiveInt('--models'))
+    .option('--grounding <low:high|v1,v2,...>', "the models' true grounding, %: a range spread evenly over --models, or one value per model")
+    .requiredOption('--effect <slope>', 'true slope: reasoning points per grounding point (0: no effect)', parseNumber('--effect'))
+    .requiredOption('--noise <sd>', "SD of the models' reasoning around the line, % points", parseNumber('--noise'))
+    .option('--items <n>', 'items behind each measured accuracy (adds binomial measurement error to both)', parsePositiveInt('--items'))
+    .option('--reasoning-mean <pct>', 'mean reasoning accuracy at the mean grounding (default 50)', parseNumber('--reasoning-mean'))
+    .option('--alpha <a>', 'significance level (default 0.05)', parseNumber('--alpha'))
+    .option('--simulations <n>', 'simulated studies (default 10000)', parsePositiveInt('--simulations'))
+    .option('--seed <n>', 'seed (default 0)', parseNumber('--seed'))
+    .option('--json', 'print only JSON on stdout')
+    .action(
+      action(async (o: { models?: number; grounding?: string; effect: number; noise: number; items?: number; reasoningMean?: number; alpha?: number; simulations?: number; seed?: number; json?: boolean }) => {
+        const { regressionPower, formatPower } = await analysisLib();
+        const grounding = parseGrounding(o.grounding, o.models);
+        let result;
+        try {
+          result = regressionPower({ grounding, effect: o.effect, noise: o.noise, items: o.items, reasoningMean: o.reasoningMean, alpha: o.alpha, simulations: o.simulations, seed: o.seed });
+        } catch (err) {
+          throw new GsrError((err as Error).message);
+        }
+        if (o.json) return printJson({ grounding, ...result });
+        process.stdout.write(`grounding: ${grounding.map((v) => v.toFixed(1)).join(', ')}\n${formatPower(result)}\n`);
+      }),
+    );
+}
+
+/** `LOW:HIGH` spread evenly over `models`, or a comma-separated list (whose length is the model count). */
+function parseGrounding(text: string | undefined, models: number | undefined): number[] {
+  if (text === undefined) throw new GsrError('give --grounding LOW:HIGH with --models K, or --grounding V1,V2,...');
+  const range = /^\s*([-+\d.eE]+)\s*:\s*([-+\d.eE]+)\s*$/.exec(text);
+  if (range) {
+    const [lo, hi] = [Number(range[1]), Number(range[2])];
+    if (!Number.isFinite(lo) || !Number.isFinite(hi) || !(hi > lo)) throw new GsrError(`--grounding ${text}: need LOW:HIGH with LOW < HIGH`);
+    if (models === undefined || models < 3) throw new GsrError('--grounding LOW:HIGH needs --models K (at least 3)');
+    return Array.from({ length: models }, (_, i) => lo + ((hi - lo) * i) / (models - 1));
+  }
+  const values = text.split(',').map((v) => Number(v.trim()));
+  if (values.some((v, i) => text.split(',')[i].trim() === '' || !Number.isFinite(v))) throw new GsrError(`--grounding ${text}: not a list of numbers`);
+  if (models !== undefined && models !== values.length) throw new GsrError(`--models ${models} but --grounding lists ${values.length} values`);
+  return values;
 }
