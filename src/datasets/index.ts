@@ -11,7 +11,7 @@ export { resolveItemImage, normaliseRelativePath, isInside } from './paths.js';
 /** Caption parser ("A dog to the right of a bench" -> dog / bench / right) and caption writer. */
 export { parseCaption, captionFor, type ParsedCaption } from './caption.js';
 /** The six official What'sUp files and the pure record converters. */
-export { WHATSUP_FILES, convertControlledRecord, convertQaRecord, controlledImageInDataFolder, type WhatsupFileSpec } from './whatsup-records.js';
+export { WHATSUP_FILES, convertControlledRecord, convertQaRecord, controlledImageInDataFolder, loaderRelation, loaderRelationName, type WhatsupFileSpec } from './whatsup-records.js';
 /** `gsr dataset import whatsup`: reads the official files under a root into manifest items / a manifest file. */
 export { importWhatsup, importWhatsupToManifest, type WhatsupImport, type WhatsupImportOptions } from './whatsup.js';
 /** `gsr dataset synth`: deterministic synthetic scenes with exact boxes, masks and depth. */

@@ -15,7 +15,10 @@ export interface WhatsupFileSpec {
   kind: WhatsupFileKind;
   /** QA files: image path (relative to the data folder) of an image id. */
   imagePath?: (id: string) => string;
-  /** Relations the split is built from; others are reported as warnings. */
+  /**
+   * Relations the split's records hold, as the official loader labels them (`loaderRelation`, with
+   * GQA two-object's fall-through label "top" read as "above"); others are reported as warnings.
+   */
   relations: readonly Relation[];
 }
 
@@ -25,9 +28,39 @@ export const WHATSUP_FILES: readonly WhatsupFileSpec[] = [
   { file: 'controlled_clevr_dataset.json', split: 'whatsup-b', kind: 'controlled', relations: ['front', 'behind', 'left', 'right'] },
   { file: 'coco_qa_one_obj.json', split: 'coco-one', kind: 'qa', imagePath: (id) => `val2017/${id.padStart(12, '0')}.jpg`, relations: ['left', 'right', 'top', 'bottom'] },
   { file: 'coco_qa_two_obj.json', split: 'coco-two', kind: 'qa', imagePath: (id) => `val2017/${id.padStart(12, '0')}.jpg`, relations: ['left', 'right', 'above', 'below'] },
-  { file: 'vg_qa_one_obj.json', split: 'gqa-one', kind: 'qa', imagePath: (id) => `vg_images/${id}.jpg`, relations: ['left', 'right', 'top', 'bottom'] },
-  { file: 'vg_qa_two_obj.json', split: 'gqa-two', kind: 'qa', imagePath: (id) => `vg_images/${id}.jpg`, relations: ['left', 'right', 'above', 'below'] },
+  { file: 'vg_qa_one_obj.json', split: 'gqa-one', kind: 'qa', imagePath: (id) => `vg_images/${id}.jpg`, relations: ['left', 'right', 'top', 'bottom', 'behind'] },
+  { file: 'vg_qa_two_obj.json', split: 'gqa-two', kind: 'qa', imagePath: (id) => `vg_images/${id}.jpg`, relations: ['left', 'right', 'front', 'behind', 'above'] },
 ];
+
+/**
+ * The relation label What'sUp's own loader gives a record (docs/datasets.md, "Relations"): controlled
+ * splits from the file name, QA splits from the correct caption, each with a fall-through label.
+ * Returns the loader's word ("top" for GQA two-object's fall-through, where captions say "above").
+ */
+export function loaderRelation(split: string, fileStem: string, correctCaption: string): string {
+  const caption = correctCaption.trim().toLowerCase().replace(/[.!?]+$/, '');
+  const has = (phrase: string) => caption.includes(phrase);
+  switch (split) {
+    case 'whatsup-a':
+      return fileStem.includes('left_of') ? 'left' : fileStem.includes('right_of') ? 'right' : fileStem.includes('_on_') ? 'on' : 'under';
+    case 'whatsup-b':
+      return fileStem.includes('left_of') ? 'left' : fileStem.includes('right_of') ? 'right' : fileStem.includes('_in-front_of_') ? 'front' : 'behind';
+    case 'coco-one':
+    case 'gqa-one':
+      return caption.split(/\s+/).pop() ?? '';
+    case 'coco-two':
+      return has('left of') ? 'left' : has('right of') ? 'right' : has('above') ? 'above' : 'below';
+    case 'gqa-two':
+      return has('left of') ? 'left' : has('right of') ? 'right' : has('front of') ? 'front' : has('behind') ? 'behind' : 'top';
+    default:
+      throw new RangeError(`no official loader rule for split "${split}"`);
+  }
+}
+
+/** The loader's label in this project's relation names (GQA two-object "top" is the captions' "above"). */
+export function loaderRelationName(split: string, label: string): string {
+  return split === 'gqa-two' && label === 'top' ? 'above' : label;
+}
 
 /** A record turned into an item whose `image` is still relative to the data folder. */
 export interface ConvertedRecord {
@@ -77,6 +110,10 @@ function fromCaptions(spec: WhatsupFileSpec, image: string, options: string[], s
   const warnings: string[] = [];
   if (!spec.relations.includes(parsed.relation)) {
     warnings.push(`relation "${parsed.relation}" is not one of ${spec.split}'s (${spec.relations.join(', ')})`);
+  }
+  const official = loaderRelationName(spec.split, loaderRelation(spec.split, stem, options[0]));
+  if (spec.kind === 'qa' && official !== parsed.relation) {
+    warnings.push(`the official loader would label this "${official}", the caption reads "${parsed.relation}"`);
   }
   const item = { split: spec.split, image, subject: parsed.subject, object: parsed.object, relation: parsed.relation, options, answer: 0 };
   return { ok: true, value: { stem, item, warnings } };

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importWhatsup, importWhatsupToManifest, readManifestAll, resolveItemImage } from '../../src/datasets/index.js';
+import { captionFor, importWhatsup, importWhatsupToManifest, loaderRelation, loaderRelationName, readManifestAll, resolveItemImage, WHATSUP_FILES, type Relation } from '../../src/datasets/index.js';
 import { WHATSUP_SAMPLE, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 import { A_CAPTIONS, controlled, tempDir, writeWhatsupFolder } from './fixtures.js';
 
@@ -133,5 +133,58 @@ describe("What'sUp importer on broken input", () => {
     const r = await importWhatsup(root);
     expect(r.items[0].relation).toBe('on');
     expect(r.warnings).toEqual([expect.stringMatching(/record 0 \(whatsup-a\/mug_under_table\): file name says "under" but the caption says "on"/)]);
+  });
+
+  it('accepts GQA-spatial "in front of" and "behind" records without a warning', async () => {
+    const files = {
+      'vg_qa_two_obj.json': [
+        [5, 'A cup in front of a plate', 'A cup behind a plate'],
+        [6, 'A man behind a fence', 'A man in front of a fence'],
+        [7, 'A lamp above a table', 'A lamp below a table'],
+      ],
+    };
+    const root = await writeWhatsupFolder(files, ['vg_images/5.jpg', 'vg_images/6.jpg', 'vg_images/7.jpg']);
+    const r = await importWhatsup(root);
+    expect(r.items.map((i) => i.relation)).toEqual(['front', 'behind', 'above']);
+    expect(r.warnings).toEqual([]);
+  });
+
+  it('warns where the official loader would label a QA record differently', async () => {
+    const files = { 'coco_qa_two_obj.json': [[3, 'A dog on a bench', 'A dog under a bench']] };
+    const root = await writeWhatsupFolder(files, ['val2017/000000000003.jpg']);
+    const r = await importWhatsup(root);
+    expect(r.warnings).toEqual([
+      expect.stringMatching(/relation "on" is not one of coco-two's \(left, right, above, below\)/),
+      expect.stringMatching(/the official loader would label this "below", the caption reads "on"/),
+    ]);
+  });
+});
+
+describe("per-split relation lists against the official loader's rules", () => {
+  const TOKEN: Partial<Record<Relation, string>> = { left: 'left_of', right: 'right_of', on: 'on', under: 'under', front: 'in-front_of', behind: 'behind' };
+  it('each listed relation is one the loader gives, and the loader labels its caption with it', () => {
+    for (const spec of WHATSUP_FILES) {
+      const twoObject = spec.split.startsWith('whatsup') || spec.split.endsWith('-two');
+      for (const r of spec.relations) {
+        const caption = captionFor('mug', twoObject ? 'plate' : null, r);
+        const stem = spec.kind === 'controlled' ? `mug_${TOKEN[r]}_plate` : '1';
+        expect([spec.split, r, loaderRelationName(spec.split, loaderRelation(spec.split, stem, caption))]).toEqual([spec.split, r, r]);
+      }
+    }
+  });
+
+  it("the loader's rules, one per split", () => {
+    expect(loaderRelation('whatsup-a', 'mug_under_table', '')).toBe('under');
+    expect(loaderRelation('whatsup-a', 'mug_weird_table', '')).toBe('under');
+    expect(loaderRelation('whatsup-b', 'mug_weird_plate', '')).toBe('behind');
+    expect(loaderRelation('whatsup-b', 'mug_in-front_of_plate', '')).toBe('front');
+    expect(loaderRelation('coco-one', '1', 'A person on the left')).toBe('left');
+    expect(loaderRelation('gqa-one', '1', 'A car on the bottom.')).toBe('bottom');
+    expect(loaderRelation('coco-two', '1', 'A cat beneath a dog')).toBe('below');
+    expect(loaderRelation('coco-two', '1', 'A cat above a dog')).toBe('above');
+    expect(loaderRelation('gqa-two', '1', 'A lamp above a table')).toBe('top');
+    expect(loaderRelationName('gqa-two', 'top')).toBe('above');
+    expect(loaderRelation('gqa-two', '1', 'A cup in front of a plate')).toBe('front');
+    expect(() => loaderRelation('vsp', '1', 'x')).toThrow(/no official loader rule/);
   });
 });
