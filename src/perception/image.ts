@@ -1,7 +1,7 @@
 /**
  * Image decoding for every perception port: one place turns a file into 8-bit sRGB pixels.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { imageSize as headerSize } from 'image-size';
 import sharp from 'sharp';
 import { GsrError, errorMessage } from '../util/errors.js';
@@ -17,18 +17,6 @@ function sourceName(source: ImageSource, label?: string): string {
 /** An empty buffer fails before decoding; files are looked at only when decoding failed (no stat per image). */
 function checkNotEmpty(source: ImageSource, name: string): void {
   if (typeof source !== 'string' && source.byteLength === 0) throw new GsrError(`cannot decode image ${name}: buffer is empty (0 bytes)`);
-}
-
-/** Reads an image file's bytes, with the same one-line errors as decoding it. */
-export async function readImageFile(path: string): Promise<Uint8Array> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (err) {
-    throw await decodeError(path, path, err);
-  }
-  if (bytes.byteLength === 0) throw await decodeError(path, path, new Error('empty file'));
-  return bytes;
 }
 
 /** The one-line error for a failed decode: a missing or empty file is named as such. */
@@ -105,29 +93,4 @@ function jpegSize(bytes: Uint8Array): { width: number; height: number } | null {
   } catch {
     return null;
   }
-}
-
-/**
- * Decodes and resizes in one sharp pass (exact size, linear or cubic kernel, which antialias like
- * PIL when shrinking; no JPEG shrink-on-load, which would change the pixels).
- */
-export async function loadImageResized(
-  source: ImageSource,
-  width: number,
-  height: number,
-  kernel: 'linear' | 'cubic',
-  label?: string,
-): Promise<RgbImage> {
-  const name = sourceName(source, label);
-  checkNotEmpty(source, name);
-  try {
-    return await toRgb(pipeline(source).resize(width, height, { fit: 'fill', kernel, fastShrinkOnLoad: false }));
-  } catch (err) {
-    throw await decodeError(source, name, err);
-  }
-}
-
-/** A sharp pipeline over decoded pixels (for resizing in the pre-processors). */
-export function sharpFromRgb(image: RgbImage): sharp.Sharp {
-  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } });
 }

@@ -44,8 +44,8 @@ export {
   IMAGENET_STD,
 } from './preprocess.js';
 export type { PreparedImage, PreprocessInput, Size } from './preprocess.js';
-/** Decoded image helpers: header size (EXIF-aware) and decode+resize in one pass. */
-export { imageSize, loadImageResized } from './image.js';
+/** Image header size (EXIF-aware). */
+export { imageSize } from './image.js';
 export type { ImageSource } from './image.js';
 /** Local model store: status, verification, sha256; and downloading with resume. */
 export { listModels, modelStatus, verifyInstalled, verifyPath, sha256File } from './store.js';

@@ -10,16 +10,7 @@
 import { GsrError } from '../util/errors.js';
 import { INTER_AREA_WASM } from './inter-area-wasm.js';
 import { roundHalfEven } from './preprocess.js';
-
-// The global WebAssembly API of Node 20 (this project's TypeScript libs do not declare it).
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-};
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
+import { lazyKernel, WasmLayout } from './wasm.js';
 
 type Kernel = (
   src: number, sw: number, dw: number, dh: number,
@@ -28,15 +19,7 @@ type Kernel = (
   hsum: number, acc: number, out: number, planes: number,
 ) => void;
 
-let loaded: { memory: WasmMemory; interArea: Kernel } | undefined;
-
-function kernel(): { memory: WasmMemory; interArea: Kernel } {
-  if (!loaded) {
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(INTER_AREA_WASM, 'base64')), {});
-    loaded = { memory: instance.exports.memory as WasmMemory, interArea: instance.exports.interArea as Kernel };
-  }
-  return loaded;
-}
+const kernel = lazyKernel<{ interArea: Kernel }>(INTER_AREA_WASM);
 
 /** INTER_AREA taps for one axis (cv2's computeResizeAreaTab): output `d` reads `count[d]` cells from `first[d]`. */
 function areaTaps(src: number, dst: number): { first: Int32Array; count: Int32Array; weight: Float32Array; maxCount: number } {
@@ -70,23 +53,17 @@ function areaTaps(src: number, dst: number): { first: Int32Array; count: Int32Ar
  * planes of level / 255 (float32, FastestDet's input). Returns the output's byte offset in `buf`.
  */
 function run(src: Uint8Array, sw: number, sh: number, dw: number, dh: number, planes: boolean): { buf: ArrayBuffer; out: number } {
-  const { memory, interArea } = kernel();
+  const { memory, fns } = kernel();
   const xt = areaTaps(sw, dw);
   const yt = areaTaps(sh, dh);
-  let end = 0;
-  // 16-byte aligned blocks; the image gets 4 spare bytes (the kernel reads 4 bytes per 3-byte pixel).
-  const block = (bytes: number) => {
-    const at = end;
-    end = (end + bytes + 15) & ~15;
-    return at;
-  };
+  const layout = new WasmLayout();
+  // The image gets 4 spare bytes (the kernel reads 4 bytes per 3-byte pixel).
   const at = {
-    src: block(src.length + 4), xFirst: block(dw * 4), xCount: block(dw * 4), xWeight: block(xt.weight.byteLength),
-    yFirst: block(dh * 4), yCount: block(dh * 4), yWeight: block(yt.weight.byteLength),
-    hsum: block((dw * 3 + 4) * 4), acc: block((dw * 3 + 4) * 4), out: block(dw * dh * 3 * (planes ? 4 : 1)),
+    src: layout.block(src.length + 4), xFirst: layout.block(dw * 4), xCount: layout.block(dw * 4), xWeight: layout.block(xt.weight.byteLength),
+    yFirst: layout.block(dh * 4), yCount: layout.block(dh * 4), yWeight: layout.block(yt.weight.byteLength),
+    hsum: layout.block((dw * 3 + 4) * 4), acc: layout.block((dw * 3 + 4) * 4), out: layout.block(dw * dh * 3 * (planes ? 4 : 1)),
   };
-  if (end > memory.buffer.byteLength) memory.grow(Math.ceil((end - memory.buffer.byteLength) / 65536));
-  const buf = memory.buffer;
+  const buf = layout.commit(memory);
   new Uint8Array(buf, at.src, src.length).set(src);
   new Int32Array(buf, at.xFirst, dw).set(xt.first);
   new Int32Array(buf, at.xCount, dw).set(xt.count);
@@ -94,7 +71,7 @@ function run(src: Uint8Array, sw: number, sh: number, dw: number, dh: number, pl
   new Int32Array(buf, at.yFirst, dh).set(yt.first);
   new Int32Array(buf, at.yCount, dh).set(yt.count);
   new Float32Array(buf, at.yWeight, yt.weight.length).set(yt.weight);
-  interArea(at.src, sw, dw, dh, at.xFirst, at.xCount, at.xWeight, xt.maxCount, at.yFirst, at.yCount, at.yWeight, yt.maxCount, at.hsum, at.acc, at.out, planes ? 1 : 0);
+  fns.interArea(at.src, sw, dw, dh, at.xFirst, at.xCount, at.xWeight, xt.maxCount, at.yFirst, at.yCount, at.yWeight, yt.maxCount, at.hsum, at.acc, at.out, planes ? 1 : 0);
   return { buf, out: at.out };
 }
 

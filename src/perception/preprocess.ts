@@ -1,9 +1,8 @@
 /**
- * Pre-processing shared by the ports: the upstream processors' size rules, resizing with sharp
- * (antialiased like PIL when shrinking), and conversion to normalised CHW float32 tensors.
- * Size rules are pure; resizing is the only I/O-free native call.
+ * Pre-processing shared by the ports: the upstream processors' size rules, resizing exactly as PIL
+ * does, and conversion to normalised CHW float32 tensors. Size rules are pure.
  */
-import { imageSize, loadImage, loadImageResized, readImageFile, sharpFromRgb, type ImageSource } from './image.js';
+import { loadImage, type ImageSource } from './image.js';
 import { resizePilRgb } from './resize.js';
 import type { RgbImage } from './types.js';
 import type { Float32Pool } from './tensor-pool.js';
@@ -76,33 +75,16 @@ export interface Resized {
 }
 
 /**
- * Resizes like PIL's `Image.resize`. Shrinking goes through sharp (its linear/cubic kernels
- * antialias like PIL's, within a fraction of a grey level); enlarging, where libvips' interpolators
- * differ from PIL's by several grey levels, uses the bit-exact port of PIL's resampler.
- * From a file, decoding and shrinking happen in one sharp pass.
+ * Resizes as PIL's `Image.resize` does, shrinking or enlarging: the same bytes (the port of PIL's
+ * resampler, {@link resizePilRgb}). A file is decoded first (sharp decodes these JPEGs to the same
+ * bytes as PIL).
  */
 export async function resizeLikePil(input: PreprocessInput, rule: (h: number, w: number) => Size, resample: Resample): Promise<Resized> {
-  const kernel = resample === 'bicubic' ? 'cubic' : 'linear';
-  if (isRgbImage(input)) {
-    const original: Size = [input.height, input.width];
-    const [h, w] = rule(input.height, input.width);
-    if (h === input.height && w === input.width) return { pixels: input.data, size: [h, w], original };
-    if (h <= input.height && w <= input.width) {
-      const buf = await sharpFromRgb(input).resize(w, h, { fit: 'fill', kernel }).raw().toBuffer();
-      return { pixels: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), size: [h, w], original };
-    }
-    return { pixels: resizePilRgb(input.data, input.width, input.height, w, h, resample), size: [h, w], original };
-  }
-  // A file is read once for both the header and the pixels.
-  const label = typeof input === 'string' ? input : undefined;
-  const bytes = typeof input === 'string' ? await readImageFile(input) : input;
-  const { width, height } = await imageSize(bytes, label);
-  const [h, w] = rule(height, width);
-  if (h <= height && w <= width) {
-    const img = await loadImageResized(bytes, w, h, kernel, label);
-    return { pixels: img.data, size: [h, w], original: [height, width] };
-  }
-  return resizeLikePil(await loadImage(bytes, label), rule, resample);
+  const image = isRgbImage(input) ? input : await loadImage(input);
+  const original: Size = [image.height, image.width];
+  const [h, w] = rule(image.height, image.width);
+  if (h === image.height && w === image.width) return { pixels: image.data, size: [h, w], original };
+  return { pixels: resizePilRgb(image.data, image.width, image.height, w, h, resample), size: [h, w], original };
 }
 
 export interface ChwOptions {

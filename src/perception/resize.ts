@@ -1,8 +1,11 @@
 /**
- * Pure resampling kernels that sharp does not offer: PIL's resampler (where GroundingDINO and SAM
- * enlarge) and PyTorch's bilinear `interpolate(align_corners=False)` on float maps (mask and depth
- * post-processing). OpenCV's INTER_AREA is in inter-area.ts.
+ * Pure resampling kernels that sharp does not offer: PIL's resampler (the pre-processing of
+ * GroundingDINO, SAM and Depth Anything) and PyTorch's bilinear `interpolate(align_corners=False)`
+ * on float maps (mask and depth post-processing). OpenCV's INTER_AREA is in inter-area.ts.
  */
+import { GsrError } from '../util/errors.js';
+import { PIL_RESAMPLE_WASM } from './pil-resample-wasm.js';
+import { lazyKernel, WasmLayout } from './wasm.js';
 
 function linearTaps(src: number, dst: number): { i0: Int32Array; i1: Int32Array; w: Float32Array } {
   const scale = src / dst;
@@ -113,16 +116,17 @@ function pilTaps(inSize: number, outSize: number, filter: keyof typeof PIL_FILTE
   return { start, count, ksize, k };
 }
 
-const clip8 = (ss: number) => {
-  const v = ss >> PRECISION_BITS;
-  return v < 0 ? 0 : v > 255 ? 255 : v;
-};
+type Horizontal = (src: number, sw: number, rows: number, dw: number, start: number, count: number, coeffs: number, ksize: number, out: number) => void;
+type Vertical = (src: number, rowLen: number, dh: number, start: number, count: number, coeffs: number, ksize: number, out: number) => void;
+
+const kernel = lazyKernel<{ horizontal: Horizontal; vertical: Vertical }>(PIL_RESAMPLE_WASM);
 
 /**
- * Resizes interleaved 8-bit RGB exactly as PIL's `Image.resize` with BILINEAR or BICUBIC does
- * (same coefficients, fixed-point arithmetic, horizontal pass then vertical through 8 bits).
- * Horizontal rows are made as the vertical pass needs them and kept in a ring of the filter's height,
- * instead of a whole intermediate image (measured: the fresh megabytes cost more than the arithmetic).
+ * Resizes interleaved 8-bit RGB exactly as PIL's `Image.resize` with BILINEAR or BICUBIC does, when
+ * shrinking as when enlarging (`reducing_gap` None, the default, which Hugging Face's processors
+ * keep): the same coefficients (support scaled by the shrink factor), fixed-point sums, and the
+ * horizontal pass first, stored in 8 bits, then the vertical pass. An axis whose size does not change
+ * is not resampled. The two passes run as a WebAssembly SIMD kernel (wasm/pil-resample.ts).
  */
 export function resizePilRgb(
   src: Uint8Array,
@@ -132,78 +136,57 @@ export function resizePilRgb(
   dh: number,
   filter: 'bilinear' | 'bicubic',
 ): Uint8Array {
-  const half = 1 << (PRECISION_BITS - 1);
-  const rowLen = dw * 3;
+  if (![sw, sh, dw, dh].every((v) => Number.isInteger(v) && v > 0)) throw new GsrError(`PIL resize: sizes must be positive integers, got ${sw}x${sh} -> ${dw}x${dh}`);
+  if (src.length !== sw * sh * 3) throw new GsrError(`PIL resize: ${src.length} bytes for a ${sw}x${sh} RGB image`);
   const xt = dw !== sw ? pilTaps(sw, dw, filter) : undefined;
   const yt = dh !== sh ? pilTaps(sh, dh, filter) : undefined;
-  const ringSize = yt ? yt.ksize : 1;
-  const ring = Array.from({ length: ringSize }, () => new Uint8Array(rowLen));
-  const ringRow = new Int32Array(ringSize).fill(-1);
-
-  /** Source row `y` resized horizontally (8-bit, as PIL stores its intermediate image). */
-  const horizontal = (y: number): Uint8Array => {
-    if (!xt) return src.subarray(y * rowLen, (y + 1) * rowLen);
-    const slot = y % ringSize;
-    const row = ring[slot]!;
-    if (ringRow[slot] === y) return row;
-    ringRow[slot] = y;
-    const rowIn = y * sw * 3;
-    const { start, count, k, ksize } = xt;
-    for (let x = 0; x < dw; x++) {
-      let r = half, g = half, b = half;
-      const kb = x * ksize;
-      const s0 = rowIn + start[x]! * 3;
-      const n = count[x]!;
-      if (n === 2) {
-        const k0 = k[kb]!;
-        const k1 = k[kb + 1]!;
-        const o = x * 3;
-        row[o] = clip8((r + Math.imul(src[s0]!, k0) + Math.imul(src[s0 + 3]!, k1)) | 0);
-        row[o + 1] = clip8((g + Math.imul(src[s0 + 1]!, k0) + Math.imul(src[s0 + 4]!, k1)) | 0);
-        row[o + 2] = clip8((b + Math.imul(src[s0 + 2]!, k0) + Math.imul(src[s0 + 5]!, k1)) | 0);
-        continue;
-      }
-      for (let i = 0; i < n; i++) {
-        const kv = k[kb + i]!;
-        const p = s0 + i * 3;
-        // Int32 arithmetic as PIL's C (imul keeps V8 on integers instead of doubles).
-        r = (r + Math.imul(src[p]!, kv)) | 0;
-        g = (g + Math.imul(src[p + 1]!, kv)) | 0;
-        b = (b + Math.imul(src[p + 2]!, kv)) | 0;
-      }
-      const o = x * 3;
-      row[o] = clip8(r);
-      row[o + 1] = clip8(g);
-      row[o + 2] = clip8(b);
-    }
-    return row;
+  if (!xt && !yt) return src.slice();
+  const { memory, fns } = kernel();
+  // Only the source rows the vertical pass reads (PIL's ybox_first .. ybox_last).
+  let y0 = yt ? sh : 0;
+  let y1 = yt ? 0 : sh;
+  for (let y = 0; yt && y < dh; y++) {
+    y0 = Math.min(y0, yt.start[y]!);
+    y1 = Math.max(y1, yt.start[y]! + yt.count[y]!);
+  }
+  const rows = src.subarray(y0 * sw * 3, y1 * sw * 3);
+  const rowLen = dw * 3;
+  const layout = new WasmLayout();
+  // Spare bytes: the kernel reads 8 bytes per pair of 3-byte pixels and 16 per step down a row.
+  const at = {
+    src: layout.block(rows.length + 16),
+    mid: xt && yt ? layout.block((y1 - y0) * rowLen + 16) : 0,
+    out: layout.block(dh * rowLen + 16),
+    x: xt && layout.block(2 * 4 * dw + 8 * ((xt.ksize + 1) >> 1) * dw),
+    y: yt && layout.block(3 * 4 * dh + yt.k.byteLength),
   };
-
-  const out = new Uint8Array(dh * rowLen);
-  if (!yt) {
-    for (let y = 0; y < dh; y++) out.set(horizontal(y), y * rowLen);
-    return out;
-  }
-  const acc = new Int32Array(rowLen);
-  for (let y = 0; y < dh; y++) {
-    const n = yt.count[y]!;
-    const o = y * rowLen;
-    if (n === 2) {
-      // Enlarging with BILINEAR: two rows per output row, in one pass.
-      const k0 = yt.k[y * yt.ksize]!;
-      const k1 = yt.k[y * yt.ksize + 1]!;
-      const r0 = horizontal(yt.start[y]!);
-      const r1 = horizontal(yt.start[y]! + 1);
-      for (let j = 0; j < rowLen; j++) out[o + j] = clip8((half + Math.imul(r0[j]!, k0) + Math.imul(r1[j]!, k1)) | 0);
-      continue;
+  const buf = layout.commit(memory);
+  new Uint8Array(buf, at.src, rows.length).set(rows);
+  if (xt) {
+    const pairs = (xt.ksize + 1) >> 1;
+    const start = new Int32Array(buf, at.x!, dw);
+    const count = new Int32Array(buf, at.x! + 4 * dw, dw);
+    const words = new Int32Array(buf, at.x! + 8 * dw, 2 * pairs * dw).fill(0);
+    start.set(xt.start);
+    for (let x = 0; x < dw; x++) {
+      const n = xt.count[x]!;
+      count[x] = (n + 1) >> 1;
+      for (let i = 0; i < n; i++) {
+        const kv = xt.k[x * xt.ksize + i]!;
+        const w = 2 * (x * pairs + (i >> 1));
+        const half = (i & 1) * 16;
+        words[w] |= ((kv >> 8) & 0xffff) << half;
+        words[w + 1] |= (kv & 255) << half;
+      }
     }
-    acc.fill(half);
-    for (let i = 0; i < n; i++) {
-      const kv = yt.k[y * yt.ksize + i]!;
-      const row = horizontal(yt.start[y]! + i);
-      for (let j = 0; j < rowLen; j++) acc[j] = (acc[j]! + Math.imul(row[j]!, kv)) | 0;
-    }
-    for (let j = 0; j < rowLen; j++) out[o + j] = clip8(acc[j]!);
+    fns.horizontal(at.src, sw, y1 - y0, dw, at.x!, at.x! + 4 * dw, at.x! + 8 * dw, pairs, yt ? at.mid : at.out);
   }
-  return out;
+  if (yt) {
+    const start = new Int32Array(buf, at.y!, dh);
+    for (let y = 0; y < dh; y++) start[y] = yt.start[y]! - y0;
+    new Int32Array(buf, at.y! + 4 * dh, dh).set(yt.count);
+    new Int32Array(buf, at.y! + 8 * dh, yt.k.length).set(yt.k);
+    fns.vertical(xt ? at.mid : at.src, rowLen, dh, at.y!, at.y! + 4 * dh, at.y! + 8 * dh, yt.ksize, at.out);
+  }
+  return new Uint8Array(buf, at.out, dh * rowLen).slice();
 }

@@ -95,8 +95,8 @@ describe('INTER_AREA to other sizes', () => {
   });
 
   it('the embedded WebAssembly is the build of wasm/inter-area.ts', async () => {
-    const { compileInterArea, generatedModule, GENERATED } = await import('../../wasm/build.js');
-    expect(readFileSync(GENERATED, 'utf8')).toBe(generatedModule(await compileInterArea()));
+    const { compileKernel, generatedModule, KERNELS } = await import('../../wasm/build.js');
+    expect(readFileSync(KERNELS.interArea.generated, 'utf8')).toBe(generatedModule(KERNELS.interArea, await compileKernel(KERNELS.interArea)));
   });
 });
 

@@ -1,7 +1,9 @@
 /**
- * Pre-processing against PIL references computed once with Debian's python3-pil
- * (test/fixtures/perception/make_preprocess_reference.py) on the 16 real photos.
+ * Pre-processing against PIL: resized bytes compared with Pillow's `Image.resize` (SHA-256 digests
+ * and crops made by test/fixtures/perception/make_preprocess_reference.py) on the 16 sample photos
+ * and synthetic images, shrinking and enlarging, bilinear and bicubic.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,23 +18,33 @@ import {
   prepareSam,
   roundHalfEven,
   samSize,
+  toChw,
   type PreparedImage,
   type PreprocessInput,
+  type Resample,
+  type Size,
 } from '../../src/perception/preprocess.js';
+import { resizePilRgb } from '../../src/perception/resize.js';
+import { GsrError } from '../../src/util/errors.js';
 import { FIXTURES, SAMPLE_ROOT } from './paths.js';
 
-interface Stats {
+interface Case {
+  model: string | null;
   width: number;
   height: number;
-  mean: number[];
-  grid_means: number[];
-  patches: Array<{ x: number; y: number; size: number; rgb_base64: string }>;
+  filter: Resample;
+  sha256: string;
+  crop: { x: number; y: number; width: number; height: number; rgb_base64: string };
 }
 interface Reference {
-  grid: number;
-  images: Array<{ file: string; width: number; height: number; resized: Record<string, Stats> }>;
+  pillow: string;
+  photos: Array<{ file: string; width: number; height: number; decoded_sha256: string; cases: Case[] }>;
+  synthetic: Array<{ kind: 'noise' | 'checker' | 'gradient'; width: number; height: number; input_sha256: string; cases: Case[] }>;
 }
 const ref = JSON.parse(readFileSync(join(FIXTURES, 'preprocess-reference.json'), 'utf8')) as Reference;
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+/** Bitwise equality of two float arrays (vitest's deep equality takes seconds on millions of values). */
+const sameFloats = (a: Float32Array, b: Float32Array) => Buffer.compare(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), new Uint8Array(b.buffer, b.byteOffset, b.byteLength)) === 0;
 
 describe('size rules', () => {
   it('GroundingDINO: shortest edge 800, longest at most 1333, truncating', () => {
@@ -55,85 +67,95 @@ describe('size rules', () => {
   });
 });
 
-const MODELS: Array<[string, (i: PreprocessInput) => Promise<PreparedImage>]> = [
-  ['grounding-dino-tiny', prepareGroundingDino],
-  ['sam', prepareSam],
-  ['depth-anything-v2', prepareDepthAnything],
-];
+const MODELS: Record<string, { rule: (h: number, w: number) => Size; prepare: (i: PreprocessInput) => Promise<PreparedImage> }> = {
+  'grounding-dino-tiny': { rule: (h, w) => groundingDinoSize(h, w), prepare: prepareGroundingDino },
+  sam: { rule: (h, w) => samSize(h, w), prepare: prepareSam },
+  'depth-anything-v2': { rule: (h, w) => dptSize(h, w), prepare: prepareDepthAnything },
+};
 
 /** Grey level of tensor value `v` in channel `c` (undoing ImageNet normalisation). */
 const grey = (v: number, c: number) => (v * IMAGENET_STD[c]! + IMAGENET_MEAN[c]!) * 255;
 
-function compare(p: PreparedImage, r: Stats, grid: number) {
-  const [h, w] = p.resized;
-  const [, tw] = p.tensorSize;
-  const plane = p.tensorSize[0] * tw;
-  const at = (x: number, y: number, c: number) => grey(p.data[c * plane + y * tw + x]!, c);
-  let patchSum = 0;
-  let patchN = 0;
-  let patchMax = 0;
-  for (const patch of r.patches) {
-    const bytes = Buffer.from(patch.rgb_base64, 'base64');
-    let i = 0;
-    for (let y = patch.y; y < patch.y + patch.size; y++) {
-      for (let x = patch.x; x < patch.x + patch.size; x++) {
+/** Resizes and compares with PIL: the crop first (to say where and by how much), then every byte. */
+function expectLikePil(src: Uint8Array, sw: number, sh: number, c: Case, what: string): Uint8Array {
+  const out = resizePilRgb(src, sw, sh, c.width, c.height, c.filter);
+  const crop = Buffer.from(c.crop.rgb_base64, 'base64');
+  let maxDiff = 0;
+  for (let y = 0, i = 0; y < c.crop.height; y++) {
+    for (let x = 0; x < c.crop.width * 3; x++, i++) maxDiff = Math.max(maxDiff, Math.abs(out[((c.crop.y + y) * c.width + c.crop.x) * 3 + x]! - crop[i]!));
+  }
+  expect(maxDiff, `${what}: largest difference in the crop, grey levels`).toBe(0);
+  expect(sha(out), `${what}: SHA-256 of the resized bytes`).toBe(c.sha256);
+  return out;
+}
+
+/** The synthetic inputs of make_preprocess_reference.py. */
+function synthetic(kind: 'noise' | 'checker' | 'gradient', w: number, h: number): Uint8Array {
+  const out = new Uint8Array(w * h * 3);
+  let state = 12345;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * 3;
+      if (kind === 'noise') {
         for (let c = 0; c < 3; c++) {
-          const d = Math.abs(at(x, y, c) - bytes[i++]!);
-          patchSum += d;
-          patchN++;
-          patchMax = Math.max(patchMax, d);
+          state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
+          out[i + c] = (state >> 16) & 255;
         }
+      } else if (kind === 'checker') {
+        const v = ((x >> 3) ^ (y >> 3)) & 1 ? 255 : 0;
+        out.set([v, 255 - v, (x * 3 + y) & 255], i);
+      } else {
+        out.set([Math.floor((x * 255) / (w - 1)), Math.floor((y * 255) / (h - 1)), (x + y) & 255], i);
       }
     }
   }
-  // Sums in tensor units; grey() is linear, so the grey mean is grey() of the tensor mean.
-  const sums = new Float64Array(grid * grid * 3);
-  const counts = new Float64Array(grid * grid);
-  const mean = [0, 0, 0];
-  const colCell = Int32Array.from({ length: w }, (_, x) => Math.floor((x * grid) / w));
-  for (let c = 0; c < 3; c++) {
-    const base = c * plane;
-    for (let y = 0; y < h; y++) {
-      const rowCell = Math.floor((y * grid) / h) * grid;
-      const row = base + y * tw;
-      for (let x = 0; x < w; x++) sums[(rowCell + colCell[x]!) * 3 + c] += p.data[row + x]!;
-    }
-  }
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) counts[Math.floor((y * grid) / h) * grid + colCell[x]!]++;
-  for (let i = 0; i < grid * grid; i++) {
-    for (let c = 0; c < 3; c++) {
-      mean[c] += sums[i * 3 + c]!;
-      sums[i * 3 + c] = grey(sums[i * 3 + c]! / counts[i]!, c);
-    }
-  }
-  for (let c = 0; c < 3; c++) mean[c] = grey(mean[c]! / (w * h), c) * w * h;
-  let gridMax = 0;
-  for (let i = 0; i < grid * grid; i++) {
-    for (let c = 0; c < 3; c++) gridMax = Math.max(gridMax, Math.abs(sums[i * 3 + c]! - r.grid_means[i * 3 + c]!));
-  }
-  const meanDiff = Math.max(...mean.map((m, c) => Math.abs(m / (w * h) - r.mean[c]!)));
-  return { patchMad: patchSum / patchN, patchMax, gridMax, meanDiff };
+  return out;
 }
 
-describe.each(MODELS)('%s pre-processing matches PIL on the real photos', (name, prepare) => {
-  it.each(ref.images.map((im) => [im.file, im] as const))('%s', async (file, im) => {
-    const r = im.resized[name]!;
-    const path = join(SAMPLE_ROOT, file);
-    // Both entry points: from the file (one sharp pass) and from decoded pixels (what the ports get).
-    for (const input of [path, await loadImage(path)]) {
-      const p = await prepare(input);
-      expect(p.resized).toEqual([r.height, r.width]);
-      expect(p.original).toEqual([im.height, im.width]);
-      if (name === 'sam') expect(p.tensorSize).toEqual([1024, 1024]);
-      const d = compare(p, r, ref.grid);
-      // Enlarging goes through the port of PIL's resampler: the same bytes as PIL.
-      if (r.height > im.height) expect(d.patchMax).toBeLessThan(1e-3);
-      // In grey levels: well under one on average; sharp's shrink rounds a rare pixel 2 levels off.
-      expect(d.patchMad).toBeLessThan(0.25);
-      expect(d.patchMax).toBeLessThan(2.01);
-      expect(d.meanDiff).toBeLessThan(0.15);
-      expect(d.gridMax).toBeLessThan(0.25);
+describe(`PIL's Image.resize, byte for byte (reference: Pillow ${ref.pillow})`, () => {
+  it.each(ref.photos.map((p) => [p.file, p] as const))('%s: decoded and resized as PIL does', async (file, photo) => {
+    const image = await loadImage(join(SAMPLE_ROOT, file));
+    expect([image.width, image.height]).toEqual([photo.width, photo.height]);
+    expect(sha(image.data), 'decoded pixels').toBe(photo.decoded_sha256);
+    for (const c of photo.cases) {
+      const pixels = expectLikePil(image.data, image.width, image.height, c, `${file} -> ${c.width}x${c.height} ${c.filter}`);
+      if (!c.model) continue;
+      // The port's pre-processing is exactly this resize, from a file as from decoded pixels.
+      const m = MODELS[c.model]!;
+      expect(m.rule(image.height, image.width)).toEqual([c.height, c.width]);
+      for (const input of [join(SAMPLE_ROOT, file), image]) {
+        const p = await m.prepare(input);
+        expect(p.resized).toEqual([c.height, c.width]);
+        expect(p.original).toEqual([photo.height, photo.width]);
+        const padTo: Size | undefined = c.model === 'sam' ? [1024, 1024] : undefined;
+        expect(sameFloats(p.data, toChw(pixels, c.width, c.height, { mean: IMAGENET_MEAN, std: IMAGENET_STD, padTo })), `${c.model} tensor`).toBe(true);
+      }
     }
+  });
+
+  it.each(ref.synthetic.map((s) => [`${s.kind} ${s.width}x${s.height}`, s] as const))('synthetic %s', (_, s) => {
+    const src = synthetic(s.kind, s.width, s.height);
+    expect(sha(src), 'the same input as the generator').toBe(s.input_sha256);
+    for (const c of s.cases) expectLikePil(src, s.width, s.height, c, `${s.kind} -> ${c.width}x${c.height} ${c.filter}`);
+  });
+
+  it('covers shrinking and enlarging with both filters, and every model size', () => {
+    const all = [...ref.photos.flatMap((p) => p.cases.map((c) => ({ c, w: p.width, h: p.height }))), ...ref.synthetic.flatMap((s) => s.cases.map((c) => ({ c, w: s.width, h: s.height })))];
+    for (const filter of ['bilinear', 'bicubic']) {
+      expect(all.some(({ c, w, h }) => c.filter === filter && c.width < w && c.height < h)).toBe(true);
+      expect(all.some(({ c, w, h }) => c.filter === filter && c.width > w && c.height > h)).toBe(true);
+    }
+    expect(new Set(all.map(({ c }) => c.model).filter(Boolean))).toEqual(new Set(Object.keys(MODELS)));
+  });
+
+  it('rejects sizes that do not fit the data', () => {
+    expect(() => resizePilRgb(new Uint8Array(12), 2, 2, 0, 1, 'bilinear')).toThrow(GsrError);
+    expect(() => resizePilRgb(new Uint8Array(11), 2, 2, 1, 1, 'bicubic')).toThrow(/11 bytes for a 2x2 RGB image/);
+  });
+
+  it('the embedded WebAssembly is the build of wasm/pil-resample.ts', async () => {
+    const { compileKernel, generatedModule, KERNELS } = await import('../../wasm/build.js');
+    expect(readFileSync(KERNELS.pilResample.generated, 'utf8')).toBe(generatedModule(KERNELS.pilResample, await compileKernel(KERNELS.pilResample)));
   });
 });
 
@@ -150,7 +172,7 @@ describe('SAM padding', () => {
   });
 });
 
-describe('EXIF orientation in the one-pass file path', () => {
+describe('EXIF orientation from a file', () => {
   it('resizes the displayed (rotated) image, like decoding first', async () => {
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
@@ -168,9 +190,7 @@ describe('EXIF orientation in the one-pass file path', () => {
     expect(fromFile.original).toEqual([2000, 1000]);
     expect(fromFile.resized).toEqual(groundingDinoSize(2000, 1000));
     expect(fromPixels.resized).toEqual(fromFile.resized);
-    let maxDiff = 0;
-    for (let i = 0; i < fromFile.data.length; i++) maxDiff = Math.max(maxDiff, Math.abs(fromFile.data[i]! - fromPixels.data[i]!));
-    expect(maxDiff * 255 * 0.229).toBeLessThan(1.01);
+    expect(sameFloats(fromFile.data, fromPixels.data)).toBe(true);
     // Top is red, bottom blue (channel 0 = R).
     const [h, w] = fromFile.resized;
     expect(grey(fromFile.data[10 * w + 10]!, 0)).toBeGreaterThan(200);
