@@ -6,8 +6,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrapMean, leaveOneOut, ols, roundingSensitivity, seededRandom, type RegressionTable } from '../src/analysis/index.js';
-import { buildReasoningTable, loadAllResults, loadModelResults, renderHtmlReport } from '../src/report/index.js';
+import { bootstrapMean, buildReasoningTable, leaveOneOut, loadAllResults, loadModelResults, ols, roundingSensitivity, seededRandom, type RegressionTable } from '../src/analysis/index.js';
+import { renderHtmlReport } from '../src/report/index.js';
 import { writeJsonAtomic, writeJsonlAtomic } from '../src/util/fs.js';
 
 function timeIt<T>(fn: () => T, reps: number): { ms_per_call: number; result: T } {

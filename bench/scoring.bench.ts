@@ -5,10 +5,10 @@
 import os from 'node:os';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { CocoFile } from '../src/annotate/coco.js';
+import type { CocoFile } from '../src/formats/coco.js';
 import { rleDecode, rleEncode, rleIou } from '../src/geometry/index.js';
-import type { ResponseRecord } from '../src/mllm/types.js';
-import type { PromptRecord } from '../src/prompts/types.js';
+import type { ResponseRecord } from '../src/formats/responses.js';
+import type { PromptRecord } from '../src/formats/prompts.js';
 import { scoreGrounding, scoreReasoning } from '../src/scoring/index.js';
 
 const SPLITS: Array<[string, number, number]> = [

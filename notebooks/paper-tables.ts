@@ -12,17 +12,17 @@
  */
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { formatSummary } from '../src/analysis/index.js';
 import {
   buildDapTable,
   buildGroundingTable,
   buildReasoningTable,
   fitTable,
+  formatSummary,
   loadAllResults,
   loadRegressionTable,
-  writeRegressionPlot,
   type Cell,
-} from '../src/report/index.js';
+} from '../src/analysis/index.js';
+import { writeRegressionPlot } from '../src/report/index.js';
 import { writeFileAtomic } from '../src/util/fs.js';
 
 const args = process.argv.slice(2);

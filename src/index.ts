@@ -2,7 +2,7 @@
  * gsr-bench public API. Each stage of the data flow has its own module; this file re-exports them.
  * See README.md for the data flow and docs/API.md for a guided tour.
  */
-export { VERSION } from './version.js';
+export { VERSION } from './util/version.js';
 export { GsrError } from './util/errors.js';
 export { Registry } from './util/registry.js';
 export * from './geometry/index.js';

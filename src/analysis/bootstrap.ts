@@ -1,4 +1,5 @@
 import { seededRandom } from './random.js';
+import { quantileSorted } from '../util/stats.js';
 
 /** A point estimate with a percentile bootstrap confidence interval. */
 export interface BootstrapInterval {
@@ -18,15 +19,6 @@ export interface BootstrapOptions {
   level?: number;
   /** PRNG seed (default 0): same seed, same interval. */
   seed?: number;
-}
-
-/** Quantile with linear interpolation between order statistics (R type 7, numpy's default). */
-export function quantileSorted(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  const h = (sorted.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.ceil(h);
-  return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
 }
 
 /**

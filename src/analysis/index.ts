@@ -3,7 +3,9 @@ export { ols, tTwoSidedP, simplePredictionBand, type OlsResult, type OlsOptions,
 /** Pearson and Spearman correlation with p-values. */
 export { pearson, spearman, averageRanks, type Correlation } from './correlation.js';
 /** Seeded percentile bootstrap confidence intervals. */
-export { bootstrapMean, bootstrapMeanOfMeans, quantileSorted, type BootstrapInterval, type BootstrapOptions } from './bootstrap.js';
+export { bootstrapMean, bootstrapMeanOfMeans, type BootstrapInterval, type BootstrapOptions } from './bootstrap.js';
+/** Quantile of sorted values, linear between order statistics (numpy's default). */
+export { quantileSorted } from '../util/stats.js';
 /** Seeded pseudo-random generator (mulberry32). */
 export { seededRandom } from './random.js';
 /** Exact McNemar, exact binomial and z tests against chance. */
@@ -27,7 +29,27 @@ export { roundingSensitivity, formatRounding, type RoundingSensitivity } from '.
 export { parseMetric, metricValue, tableFromResults, type MetricSpec } from './metrics.js';
 /** Per-item outcomes folded from scored records (CircularEval / VanillaEval), grouping helpers. */
 export { ItemOutcomeFolder, groundingOutcome, groupBy, shareTrue } from './outcomes.js';
-/** Record shapes of the scoring stage's results folders as analysis reads them. */
-export type * from './results-types.js';
 /** Monte-Carlo power and false-positive rate of the cross-model regression; exact power from the noncentral t. */
 export { regressionPower, noncentralTPower, wilsonInterval, formatPower, type PowerSetting, type PowerResult, type McShare } from './power.js';
+/** Loads results folders (summaries, item outcomes, DAP variant subfolders) with warnings for bad parts. */
+export { loadModelResults, loadAllResults } from './load-results.js';
+/** What analysis makes of results folders. */
+export type { ModelResults, ReasoningVariant, ItemOutcome, GroundingOutcome } from './results-types.js';
+/** Table builders (Table 1/2 with bootstrap CIs, DAP with McNemar, breakdowns). */
+export {
+  buildReasoningTable,
+  buildGroundingTable,
+  buildDapTable,
+  buildRelationBreakdown,
+  buildSplitBreakdown,
+  positionBiasRows,
+  type Cell,
+  type ReasoningTable,
+  type GroundingTable,
+  type DapRow,
+  type RelationBreakdown,
+  type SplitBreakdownRow,
+  type StatOptions,
+} from './tables.js';
+/** Regression inputs from a CSV or results folders, and the fit with one-line errors. */
+export { fitTable, loadRegressionTable, type RegressionInput } from './regression-input.js';

@@ -4,13 +4,13 @@
  * statistics, the 16-bit depth PNG and, on request, the overlay. Holds only this image's data.
  */
 import { join } from 'node:path';
-import { boxArea, boxIou, clipBox, orderCorners } from '../geometry/boxes.js';
+import { boxArea, boxIou, clipBox, orderCorners, type Box } from '../geometry/boxes.js';
 import { rleEncode } from '../geometry/rle.js';
 import type { DepthEstimator, DepthMap, Detection, Detector, RgbImage, Segmenter } from '../perception/types.js';
 import { writeFileAtomic } from '../util/fs.js';
-import type { CocoAnnotation, CocoImage } from './coco.js';
-import { encodeDepthPng } from './depth-png.js';
-import { regionDepthStats, type BoxXyxy } from './depth-stats.js';
+import type { CocoAnnotation, CocoImage } from '../formats/coco.js';
+import { encodeDepthPng } from '../formats/depth-png.js';
+import { regionDepthStats } from '../geometry/depth-stats.js';
 import type { JournalDone } from './journal.js';
 import { renderOverlayPng, type OverlayObject } from './overlay.js';
 import { fileStemForId, type AnnotateTarget } from './targets.js';
@@ -34,7 +34,7 @@ export const SAME_PHRASE_REASON = 'only one instance of the phrase found';
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
-function toXywh(box: BoxXyxy): [number, number, number, number] {
+function toXywh(box: Box): [number, number, number, number] {
   return [round2(box[0]), round2(box[1]), round2(box[2] - box[0]), round2(box[3] - box[1])];
 }
 
@@ -93,7 +93,7 @@ export async function annotateImage(
   const annotations: JournalDone['annotations'] = [];
   const overlayObjects: OverlayObject[] = [];
   for (const pick of found) {
-    const box = clipBox(orderCorners(pick.chosen!.box), width, height) as BoxXyxy;
+    const box = clipBox(orderCorners(pick.chosen!.box), width, height) as Box;
     const ann: Omit<CocoAnnotation, 'id' | 'image_id' | 'category_id'> = {
       bbox: toXywh(box),
       area: round2(boxArea(box)),
@@ -123,7 +123,7 @@ export async function annotateImage(
     if (pick.others.length > 0) {
       ann.runners_up = pick.others
         .slice(0, options.maxRunnersUp)
-        .map((d) => ({ bbox: toXywh(clipBox(orderCorners(d.box), width, height) as BoxXyxy), score: d.score }));
+        .map((d) => ({ bbox: toXywh(clipBox(orderCorners(d.box), width, height) as Box), score: d.score }));
     }
     annotations.push(ann);
     overlayObjects.push({ role: pick.role, box, mask });

@@ -4,9 +4,8 @@
  * piecewise to a temporary file that is renamed into place, so memory stays flat in the
  * number of images and readers never see a partial file.
  */
-import { openAtomicWriter } from '../util/fs.js';
-import type { AnnotationInfo, CocoCategory } from './coco.js';
-import { METRIC_DEPTH_SCALE } from './depth-png.js';
+import { writeCocoFile, type AnnotationInfo, type CocoAnnotation, type CocoImage } from '../formats/coco.js';
+import { METRIC_DEPTH_SCALE } from '../formats/depth-png.js';
 import { readJournal, type JournalFailed } from './journal.js';
 
 /** Counts over the final record of every image in the journal. */
@@ -27,11 +26,11 @@ export async function writeAnnotationsFromJournal(journalPath: string, outPath: 
   const finals = new Map<string, { line: number; found: number; missing: number }>();
   const failures = new Map<string, Omit<JournalFailed, 'type'>>();
   let depth: AnnotationInfo['depth'];
-  let info = fallbackInfo;
+  let journalInfo = fallbackInfo;
   for await (const { line, record } of readJournal(journalPath)) {
     if (record.type === 'header') continue;
     if (record.type === 'info') {
-      info = record.info;
+      journalInfo = record.info;
     } else if (record.type === 'failed') {
       finals.set(record.item_id, { line, found: -1, missing: 0 });
       failures.set(record.item_id, { item_id: record.item_id, file: record.file, error: record.error });
@@ -54,37 +53,30 @@ export async function writeAnnotationsFromJournal(journalPath: string, outPath: 
   const isFinal = (itemId: string, line: number) => finals.get(itemId)?.line === line;
 
   const categories = new Map<string, number>();
-  const writer = await openAtomicWriter(outPath);
-  try {
-    const fullInfo = { ...info, ...(depth ? { depth } : {}), summary, failures: [...failures.values()] };
-    await writer.write(`{\n"info": ${JSON.stringify(fullInfo, null, 2)},\n"images": [`);
-    // Pass 2: images and categories (phrases in order of first appearance).
+  // Pass 2: images and categories (phrases in order of first appearance).
+  async function* images(): AsyncGenerator<CocoImage> {
     let imageId = 0;
     for await (const { line, record } of readJournal(journalPath)) {
       if (record.type !== 'done' || !isFinal(record.item_id, line)) continue;
       imageId++;
       for (const a of record.annotations) if (!categories.has(a.phrase)) categories.set(a.phrase, categories.size + 1);
-      await writer.write(`${imageId > 1 ? ',' : ''}\n${JSON.stringify({ id: imageId, ...record.image })}`);
+      yield { id: imageId, ...record.image };
     }
-    // Pass 3: annotations, with image ids numbered as in pass 2.
-    await writer.write('\n],\n"annotations": [');
-    imageId = 0;
+  }
+  // Pass 3: annotations, with image ids numbered as in pass 2.
+  async function* annotations(): AsyncGenerator<CocoAnnotation> {
+    let imageId = 0;
     let annotationId = 0;
     for await (const { line, record } of readJournal(journalPath)) {
       if (record.type !== 'done' || !isFinal(record.item_id, line)) continue;
       imageId++;
       for (const a of record.annotations) {
         annotationId++;
-        const ann = { id: annotationId, image_id: imageId, category_id: categories.get(a.phrase)!, ...a };
-        await writer.write(`${annotationId > 1 ? ',' : ''}\n${JSON.stringify(ann)}`);
+        yield { id: annotationId, image_id: imageId, category_id: categories.get(a.phrase)!, ...a };
       }
     }
-    const cats: CocoCategory[] = [...categories].map(([name, id]) => ({ id, name }));
-    await writer.write(`\n],\n"categories": ${JSON.stringify(cats)}\n}\n`);
-    await writer.commit();
-  } catch (err) {
-    await writer.abort();
-    throw err;
   }
+  const info = { ...journalInfo, ...(depth ? { depth } : {}), summary, failures: [...failures.values()] };
+  await writeCocoFile(outPath, { info, images: images(), annotations: annotations(), categories: () => [...categories].map(([name, id]) => ({ id, name })) });
   return summary;
 }

@@ -7,7 +7,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readSync, fstatSync, ftruncateSync, writeSync, rmSync } from 'node:fs';
 import { readJsonlWithLines } from '../util/jsonl.js';
 import { GsrError } from '../util/errors.js';
-import type { AnnotationInfo, CocoAnnotation, CocoImage, DepthUnit } from './coco.js';
+import type { AnnotationInfo, CocoAnnotation, CocoImage, DepthUnit } from '../formats/coco.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
 

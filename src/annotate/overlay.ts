@@ -5,11 +5,11 @@
  */
 import sharp from 'sharp';
 import type { DepthMap, RgbImage } from '../perception/types.js';
-import type { BoxXyxy } from './depth-stats.js';
+import type { Box } from '../geometry/boxes.js';
 
 export interface OverlayObject {
   role: 'subject' | 'object';
-  box: BoxXyxy;
+  box: Box;
   mask?: Uint8Array;
 }
 
@@ -30,7 +30,7 @@ export function paintMask(rgb: Uint8Array, mask: Uint8Array, colour: [number, nu
 }
 
 /** Draws a box outline `thickness` pixels wide, inside the box edges and clipped to the image. */
-export function paintBox(rgb: Uint8Array, width: number, height: number, box: BoxXyxy, colour: [number, number, number], thickness: number): void {
+export function paintBox(rgb: Uint8Array, width: number, height: number, box: Box, colour: [number, number, number], thickness: number): void {
   const x0 = Math.max(0, Math.round(box[0]));
   const y0 = Math.max(0, Math.round(box[1]));
   const x1 = Math.min(width, Math.round(box[2]));

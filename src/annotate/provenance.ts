@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { getManifest, modelFilePath } from '../perception/manifest.js';
-import { sha256File } from '../perception/store.js';
+import { sha256File } from '../util/hash.js';
 import type { ModelLoadOptions } from '../perception/types.js';
 
 export interface ModelRecord {

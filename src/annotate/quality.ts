@@ -5,8 +5,8 @@
  */
 import { boxIou, xywhToXyxy } from '../geometry/boxes.js';
 import { rleIou } from '../geometry/rle.js';
-import type { CocoAnnotation, CocoFile, ObjectDepth } from './coco.js';
-import { percentileSorted } from './depth-stats.js';
+import type { CocoAnnotation, CocoFile, ObjectDepth } from '../formats/coco.js';
+import { quantileSorted } from '../util/stats.js';
 
 export interface Distribution {
   n: number;
@@ -49,7 +49,7 @@ export function distribution(values: number[]): Distribution {
   const n = sorted.length;
   const histogram = new Array<number>(10).fill(0);
   for (const v of sorted) histogram[Math.min(9, Math.max(0, Math.floor(v * 10)))]++;
-  const q = (p: number) => (n ? percentileSorted(sorted, p) : null);
+  const q = (p: number) => (n ? quantileSorted(sorted, p) : null);
   return {
     n,
     mean: n ? sorted.reduce((s, v) => s + v, 0) / n : null,

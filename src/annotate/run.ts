@@ -12,15 +12,15 @@ import { depthEstimators, detectors, segmenters } from '../perception/registry.j
 import type { Device, ModelLoadOptions, RgbImage } from '../perception/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../util/version.js';
 import { annotateImage, type PerceptionModels } from './annotate-image.js';
 import { writeAnnotationsFromJournal, type AnnotateSummary } from './assemble.js';
-import type { AnnotationInfo } from './coco.js';
+import type { AnnotationInfo } from '../formats/coco.js';
 import { JOURNAL_FILE, openJournal } from './journal.js';
 import { describeModel, type ModelRecord } from './provenance.js';
 import type { AnnotateTarget } from './targets.js';
+import { ANNOTATIONS_FILE } from '../formats/coco.js';
 
-export const ANNOTATIONS_FILE = 'annotations.json';
 
 export interface AnnotateOptions {
   targets: AnnotateTarget[];

@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { basename, extname, resolve } from 'node:path';
-import { resolveItemImage } from '../datasets/paths.js';
-import { readManifest } from '../datasets/read.js';
+import { resolveItemImage } from '../formats/image-paths.js';
+import { readManifest } from '../formats/manifest.js';
 import { GsrError } from '../util/errors.js';
 
 export type Role = 'subject' | 'object';

@@ -1,4 +1,4 @@
-import { fileSha256 } from '../prompts/files.js';
+import { sha256File } from '../util/hash.js';
 import { hashCanonical } from '../prompts/key.js';
 import type { BenchItem } from '../formats/bench-item.js';
 import { imageCount, writeBenchPrompts, type BenchPrompt, type PromptPart } from '../formats/chat-prompt.js';
@@ -35,7 +35,7 @@ export async function writeBenchPromptFile<I extends BenchItem>(benchmark: Bench
   const hashes = new Map<string, Promise<string>>();
   const sha = (path: string) => {
     let h = hashes.get(path);
-    if (h === undefined) hashes.set(path, (h = fileSha256(path)));
+    if (h === undefined) hashes.set(path, (h = sha256File(path, 'image')));
     return h;
   };
   const prompts: BenchPrompt[] = [];

@@ -11,7 +11,7 @@ import { registerAnalyze } from './commands/analyze.js';
 import { registerReport } from './commands/report.js';
 import { registerPipeline } from './commands/pipeline.js';
 
-import { VERSION } from '../version.js';
+import { VERSION } from '../util/version.js';
 
 const program = new Command();
 program

@@ -6,7 +6,7 @@
  * One-object captions: "<article> <subject> on|at|in the left|right|top|bottom [side] [of the image]",
  * e.g. "A person on the left". Nouns keep their words (multi-word, hyphenated) and are lower-cased.
  */
-import type { Relation } from './manifest.js';
+import type { Relation } from '../formats/manifest.js';
 
 export interface ParsedCaption {
   subject: string;
@@ -17,30 +17,31 @@ export interface ParsedCaption {
 
 const ARTICLE = String.raw`(?:(?:a|an|the|some)\s+)?`;
 
-// Longest phrases first, so "on top of" wins over "on" and "in front of" over "in".
-const TWO_OBJECT_RELATIONS: ReadonlyArray<[string, Relation]> = [
-  [String.raw`to\s+the\s+left\s+of`, 'left'],
-  [String.raw`on\s+the\s+left\s+of`, 'left'],
-  [String.raw`left\s+of`, 'left'],
-  [String.raw`to\s+the\s+right\s+of`, 'right'],
-  [String.raw`on\s+the\s+right\s+of`, 'right'],
-  [String.raw`right\s+of`, 'right'],
-  [String.raw`in[\s_-]+front[\s_-]+of`, 'front'],
-  [String.raw`behind`, 'behind'],
-  [String.raw`on\s+top\s+of`, 'on'],
-  [String.raw`on`, 'on'],
-  [String.raw`underneath`, 'under'],
-  [String.raw`under`, 'under'],
-  [String.raw`beneath`, 'under'],
-  [String.raw`above`, 'above'],
+/**
+ * The relation phrases of two-object captions, as regular-expression sources over lower-case text
+ * with single spaces; longest first, so "on top of" wins over "on" and "in front of" over "in".
+ * Both the caption parser and the geometric baseline's caption reader use this one table.
+ */
+export const RELATION_PHRASES: ReadonlyArray<readonly [string, Relation]> = [
+  [String.raw`(?:to|on) the left (?:side )?of`, 'left'],
+  [String.raw`left of`, 'left'],
+  [String.raw`(?:to|on) the right (?:side )?of`, 'right'],
+  [String.raw`right of`, 'right'],
+  [String.raw`in[ _-]+front[ _-]+of`, 'front'],
+  [String.raw`(?:behind|in back of|at the back of)`, 'behind'],
+  [String.raw`on top of`, 'on'],
+  [String.raw`(?:underneath|under|beneath)`, 'under'],
   [String.raw`below`, 'below'],
+  [String.raw`(?:above|over)`, 'above'],
+  [String.raw`on`, 'on'],
 ];
 
-const ONE_OBJECT = new RegExp(
-  String.raw`^${ARTICLE}(.+?)\s+(?:on|at|in)\s+the\s+(left|right|top|bottom)(?:\s+side)?(?:\s+of\s+the\s+(?:image|picture|photo|photograph))?$`,
-);
+/** One-object captions: "<noun> on|to|at|in the left|right|top|bottom" (the image side). */
+const SIDE_PHRASE = String.raw`(?:on|to|at|in) the (left|right|top|bottom)`;
 
-const TWO_OBJECT = TWO_OBJECT_RELATIONS.map(
+const ONE_OBJECT = new RegExp(String.raw`^${ARTICLE}(.+?)\s+${SIDE_PHRASE}(?:\s+side)?(?:\s+of\s+the\s+(?:image|picture|photo|photograph))?$`);
+
+const TWO_OBJECT = RELATION_PHRASES.map(
   ([phrase, relation]) => [new RegExp(String.raw`^${ARTICLE}(.+?)\s+${phrase}\s+${ARTICLE}(.+)$`), relation] as const,
 );
 
@@ -89,4 +90,51 @@ export function captionFor(subject: string, object: string | null, relation: Rel
     below: 'below',
   };
   return `${head} ${phrase[relation]} ${withArticle(object)}`;
+}
+
+export interface CaptionRelation {
+  relation: Relation;
+  /** True when the caption names the item's object before its subject ("a table under a mug"). */
+  swapped: boolean;
+}
+
+const RELATION_SEARCH = RELATION_PHRASES.map(([phrase, relation]) => [new RegExp(String.raw`\b${phrase}\b`), relation] as const);
+const SIDE_SEARCH = new RegExp(String.raw`\b${SIDE_PHRASE}\b`);
+
+/** Lower case, punctuation to spaces, single spaces. */
+function words(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9 ]+/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The relation `caption` states about `subject` (and `object`, null for one-object items), found
+ * anywhere in the caption. `swapped` is set when the object's noun comes before the relation
+ * phrase and the subject's after it.
+ */
+export function parseCaptionRelation(caption: string, subject: string, object: string | null): CaptionRelation | null {
+  const text = words(caption);
+  if (object === null) {
+    const side = SIDE_SEARCH.exec(text);
+    return side ? { relation: side[1] as Relation, swapped: false } : null;
+  }
+  for (const [re, relation] of RELATION_SEARCH) {
+    const m = re.exec(text);
+    if (!m) continue;
+    const before = text.slice(0, m.index);
+    const after = text.slice(m.index + m[0].length);
+    const s = words(subject);
+    const o = words(object);
+    const swapped = !before.includes(s) && before.includes(o) && after.includes(s);
+    return { relation, swapped };
+  }
+  return null;
+}
+
+/** The relation that holds with subject and object exchanged ("A left of B" = "B right of A"). */
+export function converseRelation(relation: Relation): Relation {
+  const pairs: Partial<Record<Relation, Relation>> = {
+    left: 'right', right: 'left', front: 'behind', behind: 'front',
+    on: 'under', under: 'on', above: 'below', below: 'above', top: 'bottom', bottom: 'top',
+  };
+  return pairs[relation] ?? relation;
 }

@@ -3,11 +3,11 @@
  * every later stage reads.
  */
 /** Manifest item schema, type, and the known relations and splits. */
-export { ManifestItemSchema, RELATIONS, SPLITS, type ManifestItem, type Relation } from './manifest.js';
+export { ManifestItemSchema, RELATIONS, SPLITS, type ManifestItem, type Relation } from '../formats/manifest.js';
 /** Streams a manifest.jsonl, zod-validated; errors name `file:line`. */
-export { readManifest, readManifestAll } from './read.js';
+export { readManifest, readManifestAll } from '../formats/manifest.js';
 /** Absolute image path of an item (against `root`, or the manifest folder), refusing escapes. */
-export { resolveItemImage, normaliseRelativePath, isInside } from './paths.js';
+export { resolveItemImage, normaliseRelativePath, isInside } from '../formats/image-paths.js';
 /** Caption parser ("A dog to the right of a bench" -> dog / bench / right) and caption writer. */
 export { parseCaption, captionFor, type ParsedCaption } from './caption.js';
 /** The six official What'sUp files and the pure record converters. */

@@ -4,8 +4,8 @@
  * hold `[image_id, correct, wrong]`.
  */
 import { parseCaption } from './caption.js';
-import type { ManifestItem, Relation } from './manifest.js';
-import { normaliseRelativePath } from './paths.js';
+import type { ManifestItem, Relation } from '../formats/manifest.js';
+import { normaliseRelativePath } from '../formats/image-paths.js';
 
 export type WhatsupFileKind = 'controlled' | 'qa';
 

@@ -12,9 +12,8 @@ import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { GsrError } from '../util/errors.js';
 import { readJsonFile } from '../util/jsonl.js';
-import { writeJsonlAtomic } from '../util/fs.js';
-import type { ManifestItem } from './manifest.js';
-import { isInside, normaliseRelativePath } from './paths.js';
+import { writeManifest, type ManifestItem } from '../formats/manifest.js';
+import { isInside, normaliseRelativePath } from '../formats/image-paths.js';
 import { WHATSUP_FILES, convertControlledRecord, convertQaRecord, type WhatsupFileSpec } from './whatsup-records.js';
 
 export interface WhatsupImportOptions {
@@ -159,6 +158,6 @@ export async function importWhatsup(rootArg: string, options: WhatsupImportOptio
 /** Imports and writes the manifest atomically (nothing is written when the import fails). */
 export async function importWhatsupToManifest(root: string, out: string, options: WhatsupImportOptions = {}): Promise<WhatsupImport> {
   const imported = await importWhatsup(root, options);
-  await writeJsonlAtomic(out, imported.items);
+  await writeManifest(out, imported.items);
   return imported;
 }

@@ -75,13 +75,12 @@ export function boxArea(box: readonly number[]): number {
 
 /** Intersection over union of two xyxy boxes; 0 (never NaN) for disjoint, degenerate or non-finite boxes. */
 export function boxIou(a: readonly number[], b: readonly number[]): number {
-  const areaA = boxArea(a);
-  const areaB = boxArea(b);
-  if (areaA === 0 || areaB === 0) return 0;
   const iw = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
   const ih = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
-  if (iw <= 0 || ih <= 0) return 0;
+  // A positive overlap implies both boxes have positive width and height (and no NaN).
+  if (!(iw > 0 && ih > 0)) return 0;
   const inter = iw * ih;
-  const iou = inter / (areaA + areaB - inter);
+  const iou = inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter);
+  // An infinite or overflowing box gives 0 or NaN here; both mean "no usable overlap".
   return Number.isFinite(iou) ? iou : 0;
 }

@@ -1,5 +1,5 @@
 import { GsrError } from '../util/errors.js';
-import { isBenchPrompt, promptParts, type AnyPrompt } from '../prompts/types.js';
+import { isBenchPrompt, promptParts, type AnyPrompt } from '../formats/prompts.js';
 import { AnswerError } from './errors.js';
 import { DataUrlCache } from './image-url.js';
 import { HttpPoster, type HttpReply } from './http-post.js';

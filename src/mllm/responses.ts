@@ -1,14 +1,11 @@
-import { z } from 'zod';
-import type { PromptRecord } from '../prompts/types.js';
-import { parsePromptRecord } from '../prompts/schema.js';
+import { parsePromptRecord, type PromptRecord } from '../formats/prompts.js';
+import { ImportedResponseSchema, writeResponseFile, type ResponseRecord } from '../formats/responses.js';
 import { GsrError } from '../util/errors.js';
-import { openAtomicWriter } from '../util/fs.js';
 import { readJsonl } from '../util/jsonl.js';
 import type { RunStore, StoredResponse } from './store.js';
-import type { ResponseRecord } from './types.js';
 
-/** The exported line: ResponseRecord plus the settings id and rotation. */
-export type ExportedResponse = ResponseRecord & { settings: string; rotation?: number };
+/** The exported line: a response record with the settings id it was made under. */
+export type ExportedResponse = ResponseRecord & { settings: string };
 
 /** Turns a stored row into the exported record. */
 export function toResponseRecord(r: StoredResponse): ExportedResponse {
@@ -39,39 +36,20 @@ export async function exportResponses(store: RunStore, opts: { out: string; mode
     }
     if (opts.model !== undefined && byModel.size === 0) throw new GsrError(`${store.path}: no responses for model "${opts.model}"`);
   }
-  const writer = await openAtomicWriter(opts.out);
   const counts: Record<string, number> = {};
   let lines = 0;
-  try {
-    for (const r of store.responses({ model: opts.model, settings: opts.settings })) {
-      await writer.write(JSON.stringify(toResponseRecord(r)) + '\n');
-      counts[r.status] = (counts[r.status] ?? 0) + 1;
-      lines++;
-    }
-    await writer.commit();
-  } catch (err) {
-    await writer.abort();
-    throw err;
-  }
+  await writeResponseFile(
+    opts.out,
+    (function* () {
+      for (const r of store.responses({ model: opts.model, settings: opts.settings })) {
+        counts[r.status] = (counts[r.status] ?? 0) + 1;
+        lines++;
+        yield toResponseRecord(r);
+      }
+    })(),
+  );
   return { out: opts.out, lines, counts };
 }
-
-const ImportLine = z.looseObject({
-  key: z.string().min(1).optional(),
-  output: z.string().nullable().optional(),
-  status: z.enum(['ok', 'failed']).optional(),
-  error: z.string().nullable().optional(),
-  attempts: z.number().int().nonnegative().optional(),
-  latency_ms: z.number().nonnegative().nullable().optional(),
-  item: z.string().min(1).optional(),
-  split: z.string().optional(),
-  task: z.string().optional(),
-  permutation: z.array(z.number().int().nonnegative()).optional(),
-  rotation: z.number().int().nonnegative().optional(),
-  role: z.enum(['subject', 'object']).optional(),
-  started_at: z.string().optional(),
-  finished_at: z.string().optional(),
-});
 
 export interface ImportOptions {
   file: string;
@@ -136,7 +114,7 @@ export async function importResponses(store: RunStore, opts: ImportOptions): Pro
   const now = new Date().toISOString();
   for await (const raw of readJsonl<unknown>(opts.file)) {
     line++;
-    const parsed = ImportLine.safeParse(raw);
+    const parsed = ImportedResponseSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       bad(line, `${issue.path.join('.') || '(record)'}: ${issue.message}`);

@@ -1,7 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isBenchPrompt, type AnyPrompt } from '../prompts/types.js';
-import { parseAnyPrompt } from '../prompts/schema.js';
+import { isBenchPrompt, parseAnyPrompt, type AnyPrompt } from '../formats/prompts.js';
 import { readJsonl } from '../util/jsonl.js';
 import { StoreBatcher } from './store-batcher.js';
 import { classifyError, DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { hashCanonical } from '../prompts/key.js';
+import { pidAlive } from '../util/process.js';
 
 /**
  * The run store: one SQLite file (WAL) holding every response, committed one row per response as it
@@ -71,15 +72,6 @@ CREATE TABLE IF NOT EXISTS claims (
   PRIMARY KEY (key, model, settings)
 ) WITHOUT ROWID;
 `;
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 type Row = Omit<StoredResponse, 'permutation'> & { permutation: string | null };
 

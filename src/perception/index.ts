@@ -16,8 +16,8 @@ export type { ModelManifest, ModelFile, GraphContract, TensorSpec } from './mani
 export { contractProblems } from './contract.js';
 /** COCO classes and the caption-noun synonym table used by the COCO detector. */
 export { COCO_CLASSES, COCO_SYNONYMS, cocoClassesFor, normalisePhrase } from './coco-classes.js';
-/** Box IoU and non-maximum suppression. */
-export { iouXyxy, nonMaxSuppression } from './nms.js';
+/** Non-maximum suppression (box IoU is geometry's boxIou). */
+export { nonMaxSuppression } from './nms.js';
 /** Pure resampling: OpenCV INTER_AREA for RGB, PyTorch-style bilinear for float maps. */
 export { resizeBilinearFloat, resizePilRgb } from './resize.js';
 export { resizeAreaRgb } from './inter-area.js';
@@ -48,7 +48,7 @@ export type { PreparedImage, PreprocessInput, Size } from './preprocess.js';
 export { imageSize } from './image.js';
 export type { ImageSource } from './image.js';
 /** Local model store: status, verification, sha256; and downloading with resume. */
-export { listModels, modelStatus, verifyInstalled, verifyPath, sha256File } from './store.js';
+export { listModels, modelStatus, verifyInstalled, verifyPath } from './store.js';
 export type { ModelStatus, FileStatus, FileCheck, PathCheck } from './store.js';
 export { pullModel } from './pull.js';
 export type { PulledFile } from './pull.js';

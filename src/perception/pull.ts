@@ -11,7 +11,7 @@ import { GsrError, errorMessage } from '../util/errors.js';
 import { notice } from '../util/log.js';
 import { createProgress } from '../util/progress.js';
 import { modelDownloadPath, type ModelFile, type ModelManifest } from './manifest.js';
-import { sha256File } from './store.js';
+import { sha256File } from '../util/hash.js';
 
 export interface PulledFile {
   role: string;

@@ -2,9 +2,9 @@
  * The local model store (<modelsDir>/<id>/): which files are installed, and verification of
  * installed files (size, sha256, ONNX contract).
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { GsrError, errorMessage } from '../util/errors.js';
+import { sha256File } from '../util/hash.js';
 import { contractProblems } from './contract.js';
 import { listManifests, modelFilePath, type GraphContract, type ModelManifest } from './manifest.js';
 import { openSession, releaseSession } from './runtime.js';
@@ -48,13 +48,6 @@ export function modelStatus(manifest: ModelManifest, modelsDir: string): ModelSt
 /** Status of every shipped model. */
 export async function listModels(modelsDir: string, manifestDir?: string): Promise<ModelStatus[]> {
   return (await listManifests(manifestDir)).map((m) => modelStatus(m, modelsDir));
-}
-
-/** sha256 of a file, streamed. */
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 /** Problems of one ONNX file against a contract (loads it on the CPU). */

@@ -2,7 +2,7 @@
  * Plug-in interfaces for perception models. Each port (src/perception/models/<id>/) keeps its
  * contract, pre-processing and post-processing together and registers a factory by name.
  */
-import type { DepthUnit } from '../annotate/coco.js';
+import type { DepthUnit } from '../formats/coco.js';
 
 /** Decoded image: interleaved RGB, 8-bit, EXIF orientation applied. */
 export interface RgbImage {

@@ -15,6 +15,7 @@ import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
 import { hashCanonical } from '../prompts/key.js';
 import { folderDigest, type FileEntry } from './hash.js';
 import { PipelineProgress, type StageProgress } from './progress.js';
+import { pidAlive } from '../util/process.js';
 
 /** Bump when stage semantics change so old outputs are not reused. */
 export const ENGINE_VERSION = 1;
@@ -213,15 +214,6 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
 
 const LOCK_FILE = '.lock';
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** One run per output folder: a lock file holding the pid; a dead owner's lock is taken over. */
 async function lockOutput(out: string): Promise<() => Promise<void>> {
   const path = join(out, LOCK_FILE);
@@ -234,7 +226,7 @@ async function lockOutput(out: string): Promise<() => Promise<void>> {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && pidAlive(pid)) {
         throw new GsrError(`${out} is in use by another gsr pipeline run (pid ${pid})`);
       }
       await rm(path, { force: true });

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { sha256File } from '../perception/store.js';
+import { sha256File } from '../util/hash.js';
 
 export interface FileEntry {
   /** Path relative to the folder, with forward slashes. */

@@ -6,7 +6,7 @@ import { stat } from 'node:fs/promises';
 import { answerers, BASELINE_BOX_FORMATS } from '../mllm/index.js';
 import { BOX_FORMATS } from '../scoring/index.js';
 import { GsrError, errorMessage } from '../util/errors.js';
-import type { PipelineConfig } from './config.js';
+import type { PipelineConfig } from '../formats/pipeline.js';
 import { annotationSource, annotatorModels, missingModels } from './stages/annotate.js';
 
 async function kindOf(path: string): Promise<'file' | 'dir' | null> {

@@ -3,7 +3,7 @@
  * stage ("[3/7] answer"), and one line per finished stage. The bar shows only on a terminal (or with
  * GSR_PROGRESS=1); the stage lines always go to stderr.
  */
-import cliProgress from 'cli-progress';
+import { createProgress, type Progress } from '../util/progress.js';
 
 export interface StageProgress {
   /** Declares the work of the current stage (or a new phase of it). */
@@ -12,39 +12,26 @@ export interface StageProgress {
 }
 
 export class PipelineProgress {
-  private bar: cliProgress.SingleBar | null = null;
-  private readonly enabled: boolean;
+  private bar: Progress | null = null;
   private label = '';
-  private failed = 0;
 
   constructor(
     private readonly stageCount: number,
     private readonly write: (line: string) => void = (l) => process.stderr.write(l + '\n'),
-  ) {
-    this.enabled = process.env.GSR_PROGRESS === '1' || (process.stderr.isTTY === true && process.env.GSR_PROGRESS !== '0');
-  }
+  ) {}
 
   /** A progress handle for stage `index` (0-based). */
   stage(index: number, name: string): StageProgress {
     this.label = `[${index + 1}/${this.stageCount}] ${name}`;
     return {
       start: (total, unit = 'items') => this.startBar(total, unit),
-      tick: (n = 1, failed = false) => {
-        if (failed) this.failed += n;
-        this.bar?.increment(n, { failed: this.failed });
-      },
+      tick: (n = 1, failed = false) => this.bar?.tick(n, failed),
     };
   }
 
   private startBar(total: number, unit: string): void {
-    if (!this.enabled) return;
     this.stopBar();
-    this.failed = 0;
-    this.bar = new cliProgress.SingleBar(
-      { format: `${this.label} [{bar}] {value}/{total} ${unit} | failed {failed} | ETA {eta_formatted}`, stream: process.stderr, hideCursor: true, clearOnComplete: true },
-      cliProgress.Presets.shades_classic,
-    );
-    this.bar.start(total, 0, { failed: 0 });
+    this.bar = createProgress(this.label, total, unit, { clearOnComplete: true });
   }
 
   private stopBar(): void {

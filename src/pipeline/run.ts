@@ -5,9 +5,9 @@
  */
 import { join, resolve } from 'node:path';
 import '../mllm/index.js'; // registers the answerers (openai and the baselines)
-import type { PipelineConfig } from './config.js';
+import type { PipelineConfig } from '../formats/pipeline.js';
 import { runStages, stageStatus, type Stage, type StageOutcome, type StageStatus } from './engine.js';
-import { loadPipeline, type LoadedPipeline } from './load.js';
+import { loadPipeline, type LoadedPipeline } from '../formats/pipeline-file.js';
 import { preflight } from './preflight.js';
 import { PipelineProgress } from './progress.js';
 import { analyzeStage, type AnalyzeStageSummary } from './stages/analyze.js';

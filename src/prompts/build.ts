@@ -1,8 +1,8 @@
-import type { ManifestItem } from '../datasets/manifest.js';
+import type { ManifestItem } from '../formats/manifest.js';
 import { promptKey } from './key.js';
-import { optionLetter, rotations } from './rotations.js';
+import { rotations } from './rotations.js';
 import { fillTemplate, type Templates } from './templates.js';
-import type { PromptRecord, PromptTask } from './types.js';
+import { optionLetter, type PromptRecord, type PromptTask } from '../formats/prompts.js';
 
 /** What a builder needs besides the item; the caller does the I/O (image hash, hint). */
 export interface BuildContext {

@@ -1,4 +1,4 @@
-import type { CocoAnnotation, CocoFile, DepthUnit, ObjectDepth } from '../annotate/coco.js';
+import type { CocoAnnotation, CocoFile, DepthUnit, ObjectDepth } from '../formats/coco.js';
 import { GsrError } from '../util/errors.js';
 import { fillTemplate, type Templates } from './templates.js';
 

@@ -1,17 +1,15 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
-import type { CocoFile } from '../annotate/coco.js';
-import { ManifestItemSchema } from '../datasets/manifest.js';
-import { resolveItemImage } from '../datasets/paths.js';
+import { readCocoFile } from '../formats/coco.js';
+import { resolveItemImage } from '../formats/image-paths.js';
+import { ManifestItemSchema } from '../formats/manifest.js';
+import { writePromptFile, type PromptRecord, type PromptTask } from '../formats/prompts.js';
 import { GsrError, errorMessage } from '../util/errors.js';
-import { openAtomicWriter } from '../util/fs.js';
-import { readJsonFile, readJsonl } from '../util/jsonl.js';
+import { sha256File } from '../util/hash.js';
+import { readJsonl } from '../util/jsonl.js';
 import { buildItemPrompts } from './build.js';
 import { depthHint, indexDepth, type DepthStat } from './depth-hint.js';
 import { resolveTemplates, type Templates } from './templates.js';
-import type { PromptTask } from './types.js';
 
 /** Reads a YAML or JSON template override file and resolves it for one model. */
 export async function loadTemplates(path: string | undefined, model?: string): Promise<Templates> {
@@ -29,17 +27,6 @@ export async function loadTemplates(path: string | undefined, model?: string): P
     throw new GsrError(`${path}: malformed YAML/JSON (${errorMessage(err).split('\n')[0]})`);
   }
   return resolveTemplates(parsed, model, path);
-}
-
-/** sha256 of a file's bytes, streamed. */
-export async function fileSha256(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  try {
-    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  } catch (err) {
-    throw new GsrError(`cannot read image ${path}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
-  }
-  return hash.digest('hex');
 }
 
 export interface BuildPromptsOptions {
@@ -77,12 +64,11 @@ export interface BuildPromptsSummary {
 export async function buildPromptFile(opts: BuildPromptsOptions): Promise<BuildPromptsSummary> {
   const templates = await loadTemplates(opts.templatesFile, opts.model);
   if (opts.task === 'dap' && opts.annotations === undefined) throw new GsrError('--task dap needs --annotations FILE (depth comes from the annotations)');
-  const depth = opts.task === 'dap' ? indexDepth(await readJsonFile<CocoFile>(opts.annotations!), opts.annotations!) : undefined;
+  const depth = opts.task === 'dap' ? indexDepth(await readCocoFile(opts.annotations!), opts.annotations!) : undefined;
   const summary: BuildPromptsSummary = { out: opts.out, task: opts.task, items: 0, prompts: 0, skipped: [] };
   const hashes = new Map<string, string>();
   const seen = new Set<string>();
-  const writer = await openAtomicWriter(opts.out);
-  try {
+  async function* prompts(): AsyncGenerator<PromptRecord> {
     let line = 0;
     for await (const raw of readJsonl<unknown>(opts.manifest)) {
       line++;
@@ -125,22 +111,19 @@ export async function buildPromptFile(opts: BuildPromptsOptions): Promise<BuildP
       }
       if (sha === undefined) {
         try {
-          sha = await fileSha256(image);
+          sha = await sha256File(image, 'image');
         } catch (err) {
           summary.skipped.push({ item: item.id, reason: errorMessage(err) });
           continue;
         }
         hashes.set(image, sha);
       }
-      const prompts = buildItemPrompts(item, opts.task, { templates, image, imageSha256: sha, permutations: opts.permutations, baseTask: opts.baseTask, hint });
-      for (const p of prompts) await writer.write(JSON.stringify(p) + '\n');
+      const built = buildItemPrompts(item, opts.task, { templates, image, imageSha256: sha, permutations: opts.permutations, baseTask: opts.baseTask, hint });
       summary.items++;
-      summary.prompts += prompts.length;
+      summary.prompts += built.length;
+      yield* built;
     }
-    await writer.commit();
-  } catch (err) {
-    await writer.abort();
-    throw err;
   }
+  await writePromptFile(opts.out, prompts());
   return summary;
 }

@@ -13,9 +13,3 @@ export function rotations(k: number, count: number = k): number[][] {
   for (let r = 0; r < count; r++) out.push(Array.from({ length: k }, (_, i) => (i + r) % k));
   return out;
 }
-
-/** Option letters A, B, C, ... */
-export function optionLetter(position: number): string {
-  if (position < 0 || position >= 26) throw new GsrError(`no letter for option position ${position}`);
-  return String.fromCharCode(65 + position);
-}

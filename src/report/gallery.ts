@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import sharp from 'sharp';
 import type { GroundingItemRecord, ModelResults, ReasoningItemRecord } from '../analysis/results-types.js';
-import type { CocoAnnotation, CocoFile } from '../annotate/coco.js';
+import type { CocoAnnotation, CocoFile } from '../formats/coco.js';
 import { rleDecode } from '../geometry/rle.js';
 import { errorMessage } from '../util/errors.js';
 import { readJsonFile, readJsonl } from '../util/jsonl.js';

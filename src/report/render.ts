@@ -1,7 +1,7 @@
 import type { RegressionReport } from '../analysis/regression.js';
 import { escapeHtml as h } from './escape.js';
 import type { Gallery } from './gallery.js';
-import type { Cell, DapRow, GroundingTable, ReasoningTable, RelationBreakdown, SplitBreakdownRow } from './summary.js';
+import type { Cell, DapRow, GroundingTable, ReasoningTable, RelationBreakdown, SplitBreakdownRow } from '../analysis/tables.js';
 
 const pct = (v: number) => (100 * v).toFixed(1);
 

@@ -14,7 +14,7 @@ import {
   buildRelationBreakdown,
   buildSplitBreakdown,
   positionBiasRows,
-} from './summary.js';
+} from '../analysis/tables.js';
 
 export interface ReportOptions extends GalleryOptions {
   title?: string;

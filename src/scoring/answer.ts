@@ -3,6 +3,7 @@
  * fixed order; an answer that no rule reads, that names several options, or that refuses is
  * `unparsed` (scored wrong, counted separately). Nothing fuzzy: no edit distance, no embeddings.
  */
+import { optionLetter, optionPosition } from '../formats/prompts.js';
 
 export type Extraction =
   | { status: 'ok'; index: number; rule: string }
@@ -121,11 +122,11 @@ export function extractChoiceAnswer(output: string, options: readonly string[]):
   const k = options.length;
   const re = choicePatterns(k);
   const whole = re.whole.exec(text);
-  if (whole) return { status: 'ok', index: letterIndex(whole[1]), rule: 'letter' };
+  if (whole) return { status: 'ok', index: optionPosition(whole[1]), rule: 'letter' };
 
   const lead = re.lead.exec(text);
   if (lead) {
-    const index = letterIndex(lead[1]);
+    const index = optionPosition(lead[1]);
     const rest = lead[2].trim();
     // "B. <caption of another option>" contradicts itself.
     if (rest) {
@@ -138,11 +139,11 @@ export function extractChoiceAnswer(output: string, options: readonly string[]):
   }
 
   const stated = re.stated.exec(text);
-  if (stated && stated[1] === stated[1].toUpperCase()) return { status: 'ok', index: letterIndex(stated[1]), rule: 'stated-letter' };
+  if (stated && stated[1] === stated[1].toUpperCase()) return { status: 'ok', index: optionPosition(stated[1]), rule: 'stated-letter' };
 
   const found = new Set<string>();
   for (const m of text.matchAll(re.delimited)) found.add(m[1] ?? m[2]);
-  if (found.size === 1) return { status: 'ok', index: letterIndex([...found][0]), rule: 'delimited-letter' };
+  if (found.size === 1) return { status: 'ok', index: optionPosition([...found][0]), rule: 'delimited-letter' };
   if (found.size > 1) return { status: 'unparsed', reason: 'multiple', rule: 'delimited-letter' };
 
   if (re.several.test(text)) return { status: 'unparsed', reason: 'multiple', rule: 'letter-list' };
@@ -154,7 +155,7 @@ export function extractChoiceAnswer(output: string, options: readonly string[]):
     if ((m[1] === 'A' || m[1] === 'I') && /^\s[A-Za-z]/.test(after)) continue;
     bare.add(m[1]);
   }
-  if (bare.size === 1) return { status: 'ok', index: letterIndex([...bare][0]), rule: 'bare-letter' };
+  if (bare.size === 1) return { status: 'ok', index: optionPosition([...bare][0]), rule: 'bare-letter' };
   if (bare.size > 1) return { status: 'unparsed', reason: 'multiple', rule: 'bare-letter' };
 
   const byText = matchOptionText(text, options);
@@ -170,7 +171,7 @@ const patternCache = new Map<number, ChoicePatterns>();
 function choicePatterns(k: number): ChoicePatterns {
   let p = patternCache.get(k);
   if (p) return p;
-  const L = `[${Array.from({ length: Math.min(k, 26) }, (_, i) => String.fromCharCode(65 + i)).join('')}]`;
+  const L = `[${Array.from({ length: Math.min(k, 26) }, (_, i) => optionLetter(i)).join('')}]`;
   p = {
     whole: new RegExp(`^(?:option|answer)?\\s*[(\\[]?(${L})[)\\].:]?$`, 'i'),
     lead: new RegExp(`^[(\\[]?(${L})(?:[)\\]]|[.:](?=\\s|$))\\s*(.*)$`, 's'),
@@ -183,6 +184,3 @@ function choicePatterns(k: number): ChoicePatterns {
   return p;
 }
 
-function letterIndex(letter: string): number {
-  return letter.toUpperCase().charCodeAt(0) - 65;
-}

@@ -9,14 +9,15 @@
  *   misses and count 0 in `mean_iou` (`mean_iou_parsed` averages parsed boxes only).
  * - Avg G-Score = mean accuracy of the columns (ten for the six What'sUp splits).
  */
-import type { CocoFile, CocoAnnotation, CocoImage } from '../annotate/coco.js';
-import type { ResponseRecord } from '../mllm/types.js';
+import type { CocoFile, CocoAnnotation, CocoImage } from '../formats/coco.js';
+import type { ResponseRecord } from '../formats/responses.js';
 import { boxIou, xywhToXyxy, type Box } from '../geometry/boxes.js';
 import { GsrError } from '../util/errors.js';
 import { BOX_FORMATS } from './box-formats.js';
 import { parseBox, type BoxFormatOption } from './box-parse.js';
 import { qwenSmartResize, type SmartResizeOptions } from './qwen-resize.js';
-import { mean, orderSplits } from './splits.js';
+import { orderSplits } from '../formats/manifest.js';
+import { mean } from '../util/stats.js';
 
 /** Size of the image a model saw, for Qwen2.5-VL pixel boxes: fixed, or Qwen's smart_resize of each image. */
 export type InputSizeSpec = { kind: 'fixed'; width: number; height: number } | ({ kind: 'smart-resize' } & SmartResizeOptions);

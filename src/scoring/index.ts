@@ -1,6 +1,6 @@
 /**
  * Scoring: MLLM box parsing, answer extraction, CircularEval / VanillaEval, G-Score, and the
- * results-folder writers. Everything except read-inputs / results-files is pure.
+ * results-folder writers. Everything except results-files is pure.
  */
 /** Box formats MLLMs answer in (DESIGN.md §6) and their readers. */
 export { BOX_FORMATS, BOX_READERS, type BoxFormat, type ReadContext } from './box-formats.js';
@@ -38,5 +38,3 @@ export {
 export { reasoningCsv, groundingCsv } from './tables.js';
 /** Results-folder writers (reasoning.* / grounding.*), atomic. */
 export { writeReasoningResults, writeGroundingResults } from './results-files.js';
-/** Readers for prompts, responses (skipping bad lines) and annotation files. */
-export { readPromptFile, readResponseFile, readAnnotationFile, type SkippedRecord } from './read-inputs.js';

@@ -1,10 +1,6 @@
 /** Tallies behind the reasoning tables: items folded over rotations, cells, answer positions. */
-import type { PositionBias, ReasoningCell, ReasoningItemResult, ReasoningMode } from './reasoning.js';
-
-/** Letter of a shown position: 0 -> A. */
-export function letter(i: number): string {
-  return String.fromCharCode(65 + i);
-}
+import { optionLetter } from '../formats/prompts.js';
+import type { PositionBias, ReasoningCell, ReasoningItemResult, ReasoningMode } from './reasoning-types.js';
 
 /** One item's rotations folded together. */
 export interface ItemTally {
@@ -91,7 +87,7 @@ export class BiasTally {
     if (c >= this.k) this.k = c + 1;
   }
   result(): PositionBias {
-    const share = (counts: Float64Array, d: number) => Object.fromEntries(Array.from({ length: this.k }, (_, p) => [letter(p), d > 0 ? counts[p] / d : 0]));
+    const share = (counts: Float64Array, d: number) => Object.fromEntries(Array.from({ length: this.k }, (_, p) => [optionLetter(p), d > 0 ? counts[p] / d : 0]));
     return { n: this.n, chosen: share(this.chosen, this.n), correct: share(this.correct, this.prompts) };
   }
 }

@@ -11,78 +11,21 @@
  *   counted in `unparsed` (prompts); `missing` counts the first two kinds alone.
  * - Total Average = the mean of the split accuracies (Table 1).
  */
-import type { PromptRecord } from '../prompts/types.js';
-import type { ResponseRecord } from '../mllm/types.js';
+import { optionLetter, type PromptRecord } from '../formats/prompts.js';
+import type { ResponseRecord } from '../formats/responses.js';
 import { extractChoiceAnswer, extractTemplateAnswer, type Extraction } from './answer.js';
-import { mean, orderSplits } from './splits.js';
+import { orderSplits } from '../formats/manifest.js';
+import { mean } from '../util/stats.js';
 import { GsrError } from '../util/errors.js';
-import { BiasTally, CellSum, letter, sumCells, type ItemTally } from './reasoning-cells.js';
+import { BiasTally, CellSum, sumCells, type ItemTally } from './reasoning-cells.js';
+import type { ReasoningItemResult, ReasoningMode, ReasoningResult } from './reasoning-types.js';
 
-export type ReasoningMode = 'circular' | 'vanilla' | 'both';
+export type { PositionBias, ReasoningCell, ReasoningItemResult, ReasoningMode, ReasoningResult } from './reasoning-types.js';
 
 export interface ScoreReasoningOptions {
   mode?: ReasoningMode;
   /** Score only this model's responses (needed when the file holds several). */
   model?: string;
-}
-
-/** One scored prompt (a line of reasoning-items.jsonl). */
-export interface ReasoningItemResult {
-  key: string;
-  item: string;
-  split: string;
-  relation: string;
-  task: string;
-  rotation: number;
-  permutation: number[];
-  output: string | null;
-  /** The chosen option as shown: a letter for MC, the caption for TG; null when unparsed. */
-  extracted: string | null;
-  /** Shown position chosen, or null. */
-  chosen: number | null;
-  /** Shown position of the correct option. */
-  answer_index: number;
-  correct: boolean;
-  status: 'ok' | 'unparsed' | 'missing' | 'failed';
-  /** Extraction rule that decided, or why nothing was read. */
-  rule: string | null;
-  reason: string | null;
-}
-
-export interface ReasoningCell {
-  /** Items (not prompts). */
-  n: number;
-  prompts: number;
-  circular: number | null;
-  vanilla: number | null;
-  vanilla_first: number | null;
-  /** Prompts whose answer was missing, failed or unreadable. */
-  unparsed: number;
-  missing: number;
-}
-
-export interface PositionBias {
-  /** Parsed answers. */
-  n: number;
-  /** Share of parsed answers choosing each shown position (A, B, ...). */
-  chosen: Record<string, number>;
-  /** Share of prompts whose correct option sits at each position. */
-  correct: Record<string, number>;
-}
-
-export interface ReasoningResult {
-  model: string;
-  task: string;
-  mode: ReasoningMode;
-  splits: Record<string, ReasoningCell>;
-  total_average: { circular: number | null; vanilla: number | null; vanilla_first: number | null };
-  position_bias: PositionBias & { splits: Record<string, PositionBias> };
-  relations: Record<string, ReasoningCell>;
-  /** "<split>/<relation>" cells, e.g. for DAP's front/behind items of Subset B. */
-  split_relations: Record<string, ReasoningCell>;
-  /** Responses whose key is in no prompt (ignored). */
-  unmatched_responses: number;
-  unparsed_reasons: Record<string, number>;
 }
 
 /** MC prompts (and DAP on an MC base) are answered with a letter; TG with a caption. */
@@ -186,7 +129,7 @@ export function scorePrompt(prompt: PromptRecord, response: ResponseRecord | und
       status = 'ok';
       rule = ex.rule;
       chosen = ex.index;
-      extracted = choice ? letter(ex.index) : prompt.options[ex.index];
+      extracted = choice ? optionLetter(ex.index) : prompt.options[ex.index];
     }
   }
   return {

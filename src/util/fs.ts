@@ -38,11 +38,27 @@ export function writeJsonAtomic(path: string, value: unknown): Promise<void> {
   return writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
 }
 
-/** Writes records as JSON Lines atomically. */
-export function writeJsonlAtomic(path: string, records: Iterable<unknown>): Promise<void> {
-  let text = '';
-  for (const r of records) text += JSON.stringify(r) + '\n';
-  return writeFileAtomic(path, text);
+/** Writes records (a list, or a stream such as an async generator) as JSON Lines atomically. */
+export function writeJsonlAtomic(path: string, records: Iterable<unknown> | AsyncIterable<unknown>): Promise<void> {
+  return writeAtomicStream(path, async (write) => {
+    let text = '';
+    // A list is walked without `for await`, which would cost a microtask per record.
+    const sync = Symbol.iterator in records;
+    for await (const batch of sync ? [records as Iterable<unknown>] : oneByOne(records as AsyncIterable<unknown>)) {
+      for (const r of batch) {
+        text += JSON.stringify(r) + '\n';
+        if (text.length >= 1 << 20) {
+          await write(text);
+          text = '';
+        }
+      }
+    }
+    await write(text);
+  });
+}
+
+async function* oneByOne<T>(records: AsyncIterable<T>): AsyncGenerator<T[]> {
+  for await (const r of records) yield [r];
 }
 
 /**
@@ -84,4 +100,20 @@ export async function openAtomicWriter(path: string): Promise<AtomicWriter> {
       await rm(tmp, { force: true });
     },
   };
+}
+
+/**
+ * Runs `body` with a `write` function for `path`: the file appears only when `body` returns, and a
+ * throw removes the temp file and is passed on. Returns what `body` returns.
+ */
+export async function writeAtomicStream<T>(path: string, body: (write: (text: string) => Promise<void>) => Promise<T>): Promise<T> {
+  const writer = await openAtomicWriter(path);
+  try {
+    const result = await body((text) => writer.write(text));
+    await writer.commit();
+    return result;
+  } catch (err) {
+    await writer.abort();
+    throw err;
+  }
 }

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { GsrError } from './errors.js';
+import { GsrError, errorMessage } from './errors.js';
 
 /** Streams the records of a JSON Lines file; a malformed line is an error naming file and line. */
 export async function* readJsonl<T = unknown>(path: string): AsyncGenerator<T> {
@@ -56,4 +56,45 @@ export async function readJsonFile<T = unknown>(path: string): Promise<T> {
   } catch (err) {
     throw new GsrError(`${path}: malformed JSON (${(err as Error).message})`);
   }
+}
+
+/** A line left out of a leniently read file, with why. */
+export interface SkippedRecord {
+  file: string;
+  line: number;
+  reason: string;
+}
+
+/**
+ * Reads a JSON Lines file through `parse`; a line that is not JSON or that `parse` rejects is
+ * skipped and named in `skipped` (file, line, reason), so one bad line never sinks a long run.
+ */
+export async function readJsonlLenient<T>(path: string, parse: (raw: unknown) => { value: T } | { error: string }, skipped: SkippedRecord[]): Promise<T[]> {
+  const stream = createReadStream(path, { encoding: 'utf8' });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new GsrError(code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path}: ${code ?? errorMessage(err)}`);
+  }
+  const out: T[] = [];
+  let line = 0;
+  for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
+    line++;
+    if (text.trim() === '') continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      skipped.push({ file: path, line, reason: 'malformed JSON' });
+      continue;
+    }
+    const r = parse(raw);
+    if ('error' in r) skipped.push({ file: path, line, reason: r.error });
+    else out.push(r.value);
+  }
+  return out;
 }

@@ -6,19 +6,29 @@ export interface Progress {
   stop(): void;
 }
 
+/** Progress bars show on a terminal, or anywhere with GSR_PROGRESS=1; GSR_PROGRESS=0 hides them. */
+export function progressEnabled(): boolean {
+  return process.env.GSR_PROGRESS === '1' || (process.stderr.isTTY === true && process.env.GSR_PROGRESS !== '0');
+}
+
+export interface ProgressOptions {
+  /** Erase the bar when it stops (a pipeline prints its own line per stage instead). */
+  clearOnComplete?: boolean;
+}
+
 /**
- * A progress bar on stderr with rate and ETA. Silent when stderr is not a terminal
- * (CI, pipes) unless GSR_PROGRESS=1, so logs stay readable.
+ * A progress bar on stderr with rate, failures and ETA. Silent unless {@link progressEnabled}, so
+ * logs stay readable.
  */
-export function createProgress(label: string, total: number, unit = 'items'): Progress {
-  const enabled = process.env.GSR_PROGRESS === '1' || (process.stderr.isTTY && process.env.GSR_PROGRESS !== '0');
-  if (!enabled) return { tick() {}, stop() {} };
+export function createProgress(label: string, total: number, unit = 'items', options: ProgressOptions = {}): Progress {
+  if (!progressEnabled()) return { tick() {}, stop() {} };
   const bar = new cliProgress.SingleBar(
     {
       format: `${label} [{bar}] {value}/{total} ${unit} | failed {failed} | {rate}/s | ETA {eta_formatted}`,
       stream: process.stderr,
       hideCursor: true,
       etaBuffer: 50,
+      clearOnComplete: options.clearOnComplete ?? false,
       // cli-progress draws nothing on a non-terminal stream unless told to (GSR_PROGRESS=1 in CI/pipes).
       noTTYOutput: !process.stderr.isTTY,
     },

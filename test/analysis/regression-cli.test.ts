@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tableFromCsv, tableFromCsvs, regress, formatSummary } from '../../src/analysis/index.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
-import { loadRegressionTable } from '../../src/report/index.js';
+import { loadRegressionTable } from '../../src/analysis/index.js';
 
 const MTCARS = join(REPO_ROOT, 'test', 'analysis', 'fixtures', 'mtcars.csv');
 const RESULTS = join(REPO_ROOT, 'test', 'report', 'fixtures', 'example-results');

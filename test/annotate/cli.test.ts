@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CocoAnnotation, CocoFile } from '../../src/annotate/coco.js';
+import type { CocoAnnotation, CocoFile } from '../../src/formats/coco.js';
 import { MODELS_DIR, REPO_ROOT, runCli, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 import { importWhatsupToManifest, synthesizeDataset } from '../../src/datasets/index.js';
 import { annotationQuality } from '../../src/annotate/quality.js';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CocoFile } from '../../src/annotate/coco.js';
+import type { CocoFile } from '../../src/formats/coco.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { writePng } from './helpers/images.js';
 

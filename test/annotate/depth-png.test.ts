@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import sharp from 'sharp';
-import { decodeDepthPng, encodeDepthPng, quantizeDepth } from '../../src/annotate/depth-png.js';
+import { decodeDepthPng, encodeDepthPng, quantizeDepth } from '../../src/formats/depth-png.js';
 
 describe('depth PNG', () => {
   it('stores metric depth in millimetres as 16-bit grey and reads it back', async () => {

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { boxPixelRange, percentileSorted, regionDepthStats } from '../../src/annotate/depth-stats.js';
+import { boxPixelRange, regionDepthStats } from '../../src/geometry/depth-stats.js';
+import { quantileSorted } from '../../src/util/stats.js';
 
-describe('percentileSorted', () => {
+describe('quantileSorted', () => {
   it('interpolates linearly like numpy.percentile', () => {
     // numpy: percentile([1,2,3,4], [10, 50, 90]) = [1.3, 2.5, 3.7]
-    expect(percentileSorted([1, 2, 3, 4], 0.1)).toBeCloseTo(1.3, 12);
-    expect(percentileSorted([1, 2, 3, 4], 0.5)).toBeCloseTo(2.5, 12);
-    expect(percentileSorted([1, 2, 3, 4], 0.9)).toBeCloseTo(3.7, 12);
-    expect(percentileSorted([5], 0.9)).toBe(5);
-    expect(percentileSorted([], 0.5)).toBeNaN();
+    expect(quantileSorted([1, 2, 3, 4], 0.1)).toBeCloseTo(1.3, 12);
+    expect(quantileSorted([1, 2, 3, 4], 0.5)).toBeCloseTo(2.5, 12);
+    expect(quantileSorted([1, 2, 3, 4], 0.9)).toBeCloseTo(3.7, 12);
+    expect(quantileSorted([5], 0.9)).toBe(5);
+    expect(quantileSorted([], 0.5)).toBeNaN();
   });
 });
 

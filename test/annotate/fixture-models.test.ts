@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CocoFile } from '../../src/annotate/coco.js';
+import type { CocoFile } from '../../src/formats/coco.js';
 import { rleDecode } from '../../src/geometry/rle.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { writeDepthFixture, writeGroundingDinoFixture, writeSamDecoderFixture, writeSamEncoderFixture } from '../helpers/onnx-fixtures.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dropPartialLastLine, openJournal, type JournalDone } from '../../src/annotate/journal.js';
 import { writeAnnotationsFromJournal } from '../../src/annotate/assemble.js';
-import type { AnnotationInfo, CocoFile } from '../../src/annotate/coco.js';
+import type { AnnotationInfo, CocoFile } from '../../src/formats/coco.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'gsr-journal-'));
 const settings = { detector: 'd', segmenter: null, depth: null, params: { box_threshold: 0.35 } };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { annotationQuality, distribution, formatQualityReport } from '../../src/annotate/quality.js';
-import type { CocoAnnotation, CocoFile, ObjectDepth } from '../../src/annotate/coco.js';
+import type { CocoAnnotation, CocoFile, ObjectDepth } from '../../src/formats/coco.js';
 import { rleEncode } from '../../src/geometry/rle.js';
 
 const depth = (median: number, unit: ObjectDepth['unit']): ObjectDepth => ({ median, mean: median, p10: median, p90: median, unit, region: 'mask' });

@@ -5,9 +5,9 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { annotate, type AnnotateOptions } from '../../src/annotate/run.js';
 import { targetsFromImages, type AnnotateTarget } from '../../src/annotate/targets.js';
-import type { CocoFile } from '../../src/annotate/coco.js';
+import type { CocoFile } from '../../src/formats/coco.js';
 import { rleDecode } from '../../src/geometry/rle.js';
-import { decodeDepthPng } from '../../src/annotate/depth-png.js';
+import { decodeDepthPng } from '../../src/formats/depth-png.js';
 import { DOUBLE_DEPTH, DOUBLE_DETECTOR, DOUBLE_DETECTOR_THROWS, DOUBLE_SEGMENTER, registerDoubles } from './helpers/doubles.js';
 import { writeAwkwardImages, writePng } from './helpers/images.js';
 

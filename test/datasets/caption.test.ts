@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { captionFor, parseCaption } from '../../src/datasets/index.js';
-import { RELATIONS } from '../../src/datasets/manifest.js';
+import { RELATIONS } from '../../src/formats/manifest.js';
 
 describe('parseCaption', () => {
   it.each([

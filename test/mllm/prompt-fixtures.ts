@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PromptRecord } from '../../src/prompts/types.js';
+import type { PromptRecord } from '../../src/formats/prompts.js';
 
 /** A tiny "image" (bytes are never decoded by the fake server). */
 export const IMAGE_BYTES = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseCaptionRelation } from '../../src/mllm/baselines/captions.js';
+import { parseCaptionRelation } from '../../src/datasets/caption.js';
 import { chooseCaption, type SceneGeometry, type Xyxy } from '../../src/mllm/baselines/geometry-reasoner.js';
 import { createGeometricAnswerer, createAlwaysFirstAnswerer, createRandomAnswerer } from '../../src/mllm/baselines/answerers.js';
-import type { CocoFile } from '../../src/annotate/coco.js';
-import type { PromptRecord } from '../../src/prompts/types.js';
+import type { CocoFile } from '../../src/formats/coco.js';
+import type { PromptRecord } from '../../src/formats/prompts.js';
 import { seededRandom } from '../../src/analysis/random.js';
 
 /** Seeded PRNG so the scenes are reproducible. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePipeline } from '../../src/pipeline/load.js';
+import { parsePipeline } from '../../src/formats/pipeline-file.js';
 
 const BASE = `name: t
 out: out/t

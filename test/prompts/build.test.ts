@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildItemPrompts, rotations, optionLetter, resolveTemplates, DEFAULT_TEMPLATES, fillTemplate, promptKey, canonicalJson } from '../../src/prompts/index.js';
+import { optionLetter } from '../../src/formats/prompts.js';
+import { buildItemPrompts, rotations, resolveTemplates, DEFAULT_TEMPLATES, fillTemplate, promptKey, canonicalJson } from '../../src/prompts/index.js';
 import { sampleItems } from './fixtures.js';
 
 const ctx = { templates: DEFAULT_TEMPLATES, image: '/data/x.jpg', imageSha256: 'a'.repeat(64) };

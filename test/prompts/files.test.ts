@@ -1,7 +1,8 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildPromptFile, indexDepth, depthHint, DEFAULT_TEMPLATES, fileSha256 } from '../../src/prompts/index.js';
+import { buildPromptFile, indexDepth, depthHint, DEFAULT_TEMPLATES } from '../../src/prompts/index.js';
+import { sha256File } from '../../src/util/hash.js';
 import type { PromptRecord } from '../../src/prompts/index.js';
 import { runCli, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 import { depthAnnotations, sampleItems, tempDir, writeManifest } from './fixtures.js';
@@ -51,7 +52,7 @@ describe('buildPromptFile on real What\'sUp images', () => {
   it('hashes image bytes', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'f'), 'abc');
-    expect(await fileSha256(join(dir, 'f'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(await sha256File(join(dir, 'f'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 });
 

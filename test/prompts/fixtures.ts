@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ManifestItem } from '../../src/datasets/manifest.js';
-import type { CocoFile } from '../../src/annotate/coco.js';
+import type { ManifestItem } from '../../src/formats/manifest.js';
+import type { CocoFile } from '../../src/formats/coco.js';
 import { WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 
 /** A few real What'sUp items (images in data/whatsup-sample) as manifest records. */

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { readFileSync, writeFileSync, appendFileSync, mkdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadAllResults, loadModelResults, buildReasoningTable, buildGroundingTable, buildDapTable, buildSplitBreakdown, positionBiasRows, orderSplits, escapeHtml } from '../../src/report/index.js';
+import { loadAllResults, loadModelResults, buildReasoningTable, buildGroundingTable, buildDapTable, buildSplitBreakdown, positionBiasRows } from '../../src/analysis/index.js';
+import { orderSplits } from '../../src/formats/manifest.js';
+import { escapeHtml } from '../../src/report/index.js';
 import { EXAMPLE_RESULTS, MODELS, exampleWorkspace, readJsonl } from './helpers.js';
 
 const stat = { seed: 0, resamples: 500 };

@@ -1,6 +1,6 @@
 /** Builders for prompt and response records used by the scoring tests. */
-import type { PromptRecord } from '../../src/prompts/types.js';
-import type { ResponseRecord } from '../../src/mllm/types.js';
+import type { PromptRecord } from '../../src/formats/prompts.js';
+import type { ResponseRecord } from '../../src/formats/responses.js';
 
 /** One prompt per rotation r: shown position i holds original option (i + r) mod k. */
 export function itemPrompts(

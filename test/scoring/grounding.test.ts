@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CocoFile } from '../../src/annotate/coco.js';
+import type { CocoFile } from '../../src/formats/coco.js';
 import { groundingCsv, scoreGrounding } from '../../src/scoring/index.js';
 import { GsrError } from '../../src/util/errors.js';
 import { response } from './fixtures.js';

@@ -19,9 +19,9 @@ interface RegressionOptions {
 
 const collect = (value: string, prev: string[] = []) => [...prev, value];
 
-// The statistics and plotting libraries take seconds to load; load them only when a command runs.
+// The statistics libraries take a while to load; load them only when a command runs (and the
+// renderer only for --plot).
 const analysisLib = () => import('../../analysis/index.js');
-const regressionLib = () => import('../../report/regression-output.js');
 
 export function registerAnalyze(program: Command): void {
   const analyze = program.command('analyze').description('Statistics across models: regression with p-values, CIs, paired tests, power');
@@ -40,8 +40,7 @@ export function registerAnalyze(program: Command): void {
     .option('--out <file>', 'also write the JSON result to this file')
     .action(
       action(async (o: RegressionOptions) => {
-        const { formatSummary, formatInfluence, formatRounding, leaveOneOut, roundingSensitivity, withoutRow } = await analysisLib();
-        const { fitTable, loadRegressionTable, writeRegressionPlot } = await regressionLib();
+        const { formatSummary, formatInfluence, formatRounding, leaveOneOut, roundingSensitivity, withoutRow, fitTable, loadRegressionTable } = await analysisLib();
         const { table, source, warnings } = await loadRegressionTable(o);
         for (const w of warnings) notice(`warning: ${w}`);
         const fit = fitTable(table, source);
@@ -63,7 +62,10 @@ export function registerAnalyze(program: Command): void {
             throw new GsrError(`${source}: ${(err as Error).message}`);
           }
         }
-        if (o.plot) await writeRegressionPlot(fit, table, o.plot);
+        if (o.plot) {
+          const { writeRegressionPlot } = await import('../../report/regression-plot.js');
+          await writeRegressionPlot(fit, table, o.plot);
+        }
         if (o.out) await writeJsonAtomic(o.out, result);
         if (o.json) {
           printJson(result);
@@ -87,8 +89,7 @@ export function registerAnalyze(program: Command): void {
     .option('--json', 'print only JSON on stdout')
     .action(
       action(async (o: { data?: string[]; results?: string[]; y: string; x: string; label?: string; json?: boolean }) => {
-        const { pearson, spearman } = await analysisLib();
-        const { loadRegressionTable } = await regressionLib();
+        const { pearson, spearman, loadRegressionTable } = await analysisLib();
         const { table, source, warnings } = await loadRegressionTable({ ...o, x: [o.x] });
         for (const w of warnings) notice(`warning: ${w}`);
         const [xs, ys] = [table.x[0].values, table.y.values];
@@ -112,8 +113,7 @@ export function registerAnalyze(program: Command): void {
     .option('--json', 'print only JSON on stdout')
     .action(
       action(async (o: { results: string[]; json?: boolean }) => {
-        const { loadAllResults } = await import('../../report/load-results.js');
-        const { buildDapTable } = await import('../../report/summary.js');
+        const { loadAllResults, buildDapTable } = await analysisLib();
         const results = await loadAllResults(o.results);
         for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
         const rows = buildDapTable(results);

@@ -45,7 +45,8 @@ export function registerReport(program: Command): void {
     .action(
       action(async (o: ReportCliOptions) => {
         // Loaded here: the report pulls in vega and the statistics, which are slow to load.
-        const { loadAllResults, reportWriters } = await import('../../report/index.js');
+        const { loadAllResults } = await import('../../analysis/load-results.js');
+        const { reportWriters } = await import('../../report/index.js');
         const writer = reportWriters.get(o.format);
         const results = await loadAllResults(o.results);
         for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);

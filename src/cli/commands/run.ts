@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, parseNumber, parsePositiveInt, printJson } from '../action.js';
 import { answerers, RunStore, runPrompts, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
-import { fileSha256 } from '../../prompts/index.js';
+import { sha256File } from '../../util/hash.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
 import { createProgress, type Progress } from '../../util/progress.js';
@@ -75,7 +75,7 @@ export function registerRun(program: Command): void {
       action(async (o: RunFlags) => {
         const factory = answerers.get(o.answerer);
         const settings: GenerationSettings = { answerer: o.answerer, model: o.model, temperature: o.temperature, max_tokens: o.maxTokens, top_p: o.topP, seed: o.seed };
-        if (o.annotations !== undefined) settings.annotations_sha256 = await fileSha256(o.annotations);
+        if (o.annotations !== undefined) settings.annotations_sha256 = await sha256File(o.annotations);
         if (o.boxFormat !== undefined) settings.box_format = o.boxFormat;
         const answerer = await factory({
           model: o.model, baseUrl: o.baseUrl, apiKeyEnv: o.apiKeyEnv, timeoutMs: o.timeoutMs, temperature: o.temperature, maxTokens: o.maxTokens,

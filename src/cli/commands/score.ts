@@ -1,20 +1,20 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, parseNumber, printJson } from '../action.js';
+import { readCocoFile } from '../../formats/coco.js';
+import { readPromptFile } from '../../formats/prompts.js';
+import { readResponseFile } from '../../formats/responses.js';
+import type { SkippedRecord } from '../../util/jsonl.js';
 import {
   BOX_FORMATS,
   boxFormatForModel,
   parseInputSizeSpec,
-  readAnnotationFile,
-  readPromptFile,
-  readResponseFile,
   scoreGrounding,
   scoreReasoning,
   writeGroundingResults,
   writeReasoningResults,
   type BoxFormatOption,
   type ReasoningMode,
-  type SkippedRecord,
 } from '../../scoring/index.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
@@ -90,7 +90,7 @@ export function registerScore(program: Command): void {
         const skipped: SkippedRecord[] = [];
         const responses = await readResponseFile(o.responses, skipped);
         reportSkipped(skipped);
-        const coco = await readAnnotationFile(o.annotations);
+        const coco = await readCocoFile(o.annotations);
         const model = o.model ?? responses.find((r) => r.role)?.model ?? 'unknown';
         let boxFormat = o.boxFormat as BoxFormatOption | undefined;
         if (boxFormat === undefined) {

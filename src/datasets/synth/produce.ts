@@ -4,7 +4,7 @@
  * worker thread (render-worker.ts); its output depends only on the job.
  */
 import sharp from 'sharp';
-import { encodeDepthValuesPng, quantizeDepth } from '../../annotate/depth-png.js';
+import { encodeDepthValuesPng, quantizeDepth } from '../../formats/depth-png.js';
 import { checkRendered, namedObjectsInFrame, type EntityStats } from './check.js';
 import { Rng } from './prng.js';
 import { sceneId, sceneRecords, type SceneRecords } from './records.js';

@@ -3,10 +3,10 @@
  * annotation per named object, with masks as compressed RLE of the visible pixels, boxes and areas
  * from those masks, and depth statistics inside them.
  */
-import { regionDepthStats } from '../../annotate/depth-stats.js';
-import type { CocoAnnotation, CocoCategory, CocoImage } from '../../annotate/coco.js';
+import { regionDepthStats } from '../../geometry/depth-stats.js';
+import type { CocoAnnotation, CocoCategory, CocoImage } from '../../formats/coco.js';
 import { rleArea, rleEncode, rleToBbox } from '../../geometry/rle.js';
-import type { ManifestItem } from '../manifest.js';
+import type { ManifestItem } from '../../formats/manifest.js';
 import { FURNITURE, OBJECT_KINDS } from './kinds.js';
 import type { Rendered } from './render.js';
 import type { Scene } from './scene.js';

@@ -5,7 +5,7 @@
  * another on a table) and `one-object` (an object on the left / right / top / bottom of the image).
  */
 import { captionFor } from '../caption.js';
-import type { Relation } from '../manifest.js';
+import type { Relation } from '../../formats/manifest.js';
 import { floorPointAt, makeCamera, type Camera, type Vec3 } from './camera.js';
 import { FURNITURE, OBJECT_KINDS, TABLETOP_OBJECT_KINDS, hsv, randomColour, type ObjectKind } from './kinds.js';
 import type { Part } from './primitives.js';

@@ -7,12 +7,12 @@
 import { availableParallelism } from 'node:os';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CocoAnnotation, CocoFile, CocoImage } from '../../annotate/coco.js';
-import { METRIC_DEPTH_SCALE } from '../../annotate/depth-png.js';
+import { ANNOTATIONS_FILE, writeCocoFile, type CocoAnnotation, type CocoImage, type CocoParts } from '../../formats/coco.js';
+import { METRIC_DEPTH_SCALE } from '../../formats/depth-png.js';
 import { GsrError } from '../../util/errors.js';
-import { writeFileAtomic, writeJsonAtomic, writeJsonlAtomic } from '../../util/fs.js';
-import { VERSION } from '../../version.js';
-import type { ManifestItem } from '../manifest.js';
+import { writeFileAtomic } from '../../util/fs.js';
+import { VERSION } from '../../util/version.js';
+import { MANIFEST_FILE, writeManifest, type ManifestItem } from '../../formats/manifest.js';
 import { HORIZONTAL_FOV_DEG } from './camera.js';
 import { RenderPool } from './pool.js';
 import { produceScene, type ProducedScene, type SceneJob } from './produce.js';
@@ -106,7 +106,7 @@ export async function synthesizeDataset(opts: SynthOptions): Promise<SynthResult
 
   let annId = 0;
   for (const list of annotations) for (const a of list) a.id = ++annId;
-  const coco: CocoFile = {
+  const coco: CocoParts = {
     info: {
       tool: 'gsr-bench',
       version: VERSION,
@@ -125,8 +125,8 @@ export async function synthesizeDataset(opts: SynthOptions): Promise<SynthResult
     annotations: annotations.flat(),
     categories: [...SYNTH_CATEGORIES],
   };
-  await writeJsonlAtomic(join(opts.out, 'manifest.jsonl'), items);
-  await writeJsonAtomic(join(opts.out, 'annotations.json'), coco);
+  await writeManifest(join(opts.out, MANIFEST_FILE), items);
+  await writeCocoFile(join(opts.out, ANNOTATIONS_FILE), coco);
   await removeStale(join(opts.out, 'images'), new Set(images.map((im) => im.file_name.slice('images/'.length))));
   await removeStale(join(opts.out, 'depth'), new Set(images.map((im) => im.depth_file!.slice('depth/'.length))));
   const seconds = (performance.now() - started) / 1000;

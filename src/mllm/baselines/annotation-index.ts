@@ -2,7 +2,7 @@
  * Looks up an item's annotated geometry (boxes, depth direction, image size) in a COCO annotation
  * file, for the geometric baseline. Building the index is pure; loading is the caller's job.
  */
-import type { CocoAnnotation, CocoFile } from '../../annotate/coco.js';
+import type { CocoAnnotation, CocoFile } from '../../formats/coco.js';
 import { xywhToXyxy } from '../../geometry/boxes.js';
 import { rleDecode } from '../../geometry/rle.js';
 import { contactFromMask, toDistance, type ObjectGeometry, type SceneGeometry } from './geometry-reasoner.js';

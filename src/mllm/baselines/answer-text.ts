@@ -1,5 +1,5 @@
 /** How a baseline writes its choice so the scorer reads it like any model's answer. Pure. */
-import type { PromptRecord } from '../../prompts/types.js';
+import { optionLetter, type PromptRecord } from '../../formats/prompts.js';
 import type { Xyxy } from './geometry-reasoner.js';
 
 /** `mc` answers with a letter, `tg` with the caption; DAP follows its base task. */
@@ -11,7 +11,7 @@ export function answerStyle(prompt: PromptRecord): 'mc' | 'tg' | 'grounding' {
 
 /** The answer text for choosing shown option `index`. */
 export function choiceText(prompt: PromptRecord, index: number): string {
-  if (answerStyle(prompt) === 'mc') return String.fromCharCode(65 + index);
+  if (answerStyle(prompt) === 'mc') return optionLetter(index);
   return prompt.options[index];
 }
 

@@ -4,8 +4,8 @@
  * would, so the runner and the scorer treat them like any model.
  */
 import { createHash } from 'node:crypto';
-import type { CocoFile } from '../../annotate/coco.js';
-import { isBenchPrompt, type AnyPrompt, type PromptRecord } from '../../prompts/types.js';
+import type { CocoFile } from '../../formats/coco.js';
+import { isBenchPrompt, type AnyPrompt, type PromptRecord } from '../../formats/prompts.js';
 import { AnswerError } from '../errors.js';
 import { GsrError } from '../../util/errors.js';
 import { readJsonFile } from '../../util/jsonl.js';

@@ -12,8 +12,8 @@
  * - front/behind: relative depth difference, in the stated direction, in units of DEPTH_UNIT.
  * - one-object splits (left/right/top/bottom): the subject's centre against the image centre.
  */
-import type { Relation } from '../../datasets/manifest.js';
-import { converseRelation, parseCaptionRelation } from './captions.js';
+import type { Relation } from '../../formats/manifest.js';
+import { converseRelation, parseCaptionRelation } from '../../datasets/caption.js';
 
 export type Xyxy = [number, number, number, number];
 

@@ -14,7 +14,7 @@ export { createRandomAnswerer, createAlwaysFirstAnswerer, createGeometricAnswere
 /** The geometric reasoner (pure): evidence per relation from boxes, mask contact and depth. */
 export { chooseCaption, relationEvidence, contactFromMask, DEPTH_UNIT, type SceneGeometry, type ObjectGeometry, type Contact } from './geometry-reasoner.js';
 /** Which relation a caption states, and its converse. */
-export { parseCaptionRelation, converseRelation, type CaptionRelation } from './captions.js';
+export { parseCaptionRelation, converseRelation, type CaptionRelation } from '../../datasets/caption.js';
 /** How baselines write boxes (`qwen2-vl` 0-1000 grid, `llava` 0-1 fractions). */
 export { formatBox, BASELINE_BOX_FORMATS, type BaselineBoxFormat } from './answer-text.js';
 /** An annotation file indexed by item, and the scene geometry of one item. */

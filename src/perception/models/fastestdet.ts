@@ -6,7 +6,8 @@
 import { GsrError } from '../../util/errors.js';
 import { COCO_CLASSES, cocoClassesFor } from '../coco-classes.js';
 import { loadGraph, manifestFor, numberParam } from '../load.js';
-import { clampBox, nonMaxSuppression } from '../nms.js';
+import { clipBox } from '../../geometry/boxes.js';
+import { nonMaxSuppression } from '../nms.js';
 import { interAreaBgrPlanes } from '../inter-area.js';
 import { Float32Pool } from '../tensor-pool.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
@@ -58,7 +59,7 @@ export function decodeFastestDet(
       const cy = (h + Math.tanh(raw[2 * cells + cell]!)) / GRID;
       const bw = sigmoid(raw[3 * cells + cell]!);
       const bh = sigmoid(raw[4 * cells + cell]!);
-      const box = clampBox([(cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height], width, height);
+      const box = clipBox([(cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height], width, height);
       dets.push({ box, score: bestScore, label: COCO_CLASSES[best]! });
     }
   }

@@ -10,7 +10,7 @@ import { GsrError, errorMessage } from '../../util/errors.js';
 import { normalisePhrase } from '../coco-classes.js';
 import { loadGraph, manifestFor, numberParam } from '../load.js';
 import { modelFilePath } from '../manifest.js';
-import { clampBox } from '../nms.js';
+import { clipBox } from '../../geometry/boxes.js';
 import { prepareGroundingDino, type PreparedImage } from '../preprocess.js';
 import { Float32Pool } from '../tensor-pool.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
@@ -82,7 +82,7 @@ export function decodeGroundingDino(
     for (const t of phrasePositions) best = Math.max(best, sigmoid(logits[q * textLen + t]!));
     if (!(best > th.box) || !(best > th.text)) continue;
     const [cx, cy, w, h] = [boxes[q * 4]!, boxes[q * 4 + 1]!, boxes[q * 4 + 2]!, boxes[q * 4 + 3]!];
-    const box = clampBox([(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height], width, height);
+    const box = clipBox([(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height], width, height);
     out.push({ box, score: best, label });
   }
   return out.sort((a, b) => b.score - a.score);

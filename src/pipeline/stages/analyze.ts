@@ -4,11 +4,10 @@
  * CircularEval on Subset A subject G-Score; the first split of other datasets).
  */
 import { join } from 'node:path';
-import { tableFromResults, type RegressionReport, type RegressionTable } from '../../analysis/index.js';
-import { fitTable, loadAllResults } from '../../report/index.js';
+import { fitTable, loadAllResults, tableFromResults, type RegressionReport, type RegressionTable } from '../../analysis/index.js';
 import { errorMessage } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/fs.js';
-import type { PipelineConfig } from '../config.js';
+import type { PipelineConfig } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
 import type { DatasetSummary } from './dataset.js';
 import type { ScoreStageSummary } from './score.js';

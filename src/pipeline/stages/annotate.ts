@@ -9,12 +9,12 @@ import { annotate, annotationQuality, readCocoFile, targetsFromManifest, type Co
 import { getManifest, modelFilePath } from '../../perception/index.js';
 import { GsrError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/fs.js';
-import type { PipelineConfig } from '../config.js';
+import type { PipelineConfig } from '../../formats/pipeline.js';
 import type { Stage, StageContext } from '../engine.js';
-import { sha256File } from '../../perception/store.js';
-import { EXACT_ANNOTATIONS_FILE, MANIFEST_FILE } from './dataset.js';
+import { sha256File } from '../../util/hash.js';
+import { ANNOTATIONS_FILE } from '../../formats/coco.js';
+import { MANIFEST_FILE } from '../../formats/manifest.js';
 
-export const ANNOTATIONS = 'annotations.json';
 export const DEFAULT_DETECTOR = 'grounding-dino-tiny';
 
 export interface AnnotateStageSummary {
@@ -100,7 +100,7 @@ export function annotateStage(config: PipelineConfig): Stage {
     async run(ctx): Promise<AnnotateStageSummary> {
       const datasetDir = ctx.input('dataset');
       const manifest = join(datasetDir, MANIFEST_FILE);
-      const out = join(ctx.dir, ANNOTATIONS);
+      const out = join(ctx.dir, ANNOTATIONS_FILE);
       const finalDir = ctx.finalDir;
       if (source === 'file') {
         const file = config.annotations.file!;
@@ -109,7 +109,7 @@ export function annotateStage(config: PipelineConfig): Stage {
         return { source, perception: `annotations from ${file}`, images: coco.images.length, annotations: coco.annotations.length };
       }
       if (source === 'exact') {
-        const exactPath = join(datasetDir, EXACT_ANNOTATIONS_FILE);
+        const exactPath = join(datasetDir, ANNOTATIONS_FILE);
         if (!existsSync(exactPath)) throw new GsrError('annotations.source is exact, but the dataset has no exact annotations (only synthetic scenes do)');
         const truth = await readCocoFile(exactPath);
         await writeJsonAtomic(out, reanchorDepth(truth, datasetDir, finalDir));

@@ -7,12 +7,12 @@
 import { join } from 'node:path';
 import { answerers, RunStore, runPrompts, toResponseRecord, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
 import { readJsonl } from '../../util/jsonl.js';
-import { openAtomicWriter } from '../../util/fs.js';
-import type { ModelConfig, PipelineConfig, PipelineTask } from '../config.js';
+import { writeResponseFile } from '../../formats/responses.js';
+import type { ModelConfig, PipelineConfig, PipelineTask } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
-import { sha256File } from '../../perception/store.js';
-import { ANNOTATIONS } from './annotate.js';
+import { sha256File } from '../../util/hash.js';
 import { promptFileFor } from './prompts.js';
+import { ANNOTATIONS_FILE } from '../../formats/coco.js';
 
 export const RESPONSES_FILE = 'responses.jsonl';
 export const STORE_FILE = 'store.sqlite';
@@ -55,7 +55,7 @@ export function answerStage(config: PipelineConfig): Stage {
     settings: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined, tasks: modelTasks(m, config) })),
     async run(ctx): Promise<AnswerStageSummary> {
       const promptsDir = ctx.input('prompts');
-      const annotations = join(ctx.input('annotate'), ANNOTATIONS);
+      const annotations = join(ctx.input('annotate'), ANNOTATIONS_FILE);
       const annotationsSha = await sha256File(annotations);
       const store = RunStore.open(join(ctx.stateDir, STORE_FILE));
       const summary: AnswerStageSummary = { models: [] };
@@ -88,19 +88,17 @@ export function answerStage(config: PipelineConfig): Stage {
           } finally {
             await answerer.close?.();
           }
-          const writer = await openAtomicWriter(join(ctx.dir, model.name, RESPONSES_FILE));
-          try {
-            for (const row of store.responses({ model: model.name, settings: store.registerSettings(settings) })) {
-              if (!keys.has(row.key)) continue;
-              await writer.write(JSON.stringify(toResponseRecord(row)) + '\n');
-              if (row.status === 'ok') m.ok++;
-              else m.failed++;
-            }
-            await writer.commit();
-          } catch (err) {
-            await writer.abort();
-            throw err;
-          }
+          await writeResponseFile(
+            join(ctx.dir, model.name, RESPONSES_FILE),
+            (function* () {
+              for (const row of store.responses({ model: model.name, settings: store.registerSettings(settings) })) {
+                if (!keys.has(row.key)) continue;
+                if (row.status === 'ok') m.ok++;
+                else m.failed++;
+                yield toResponseRecord(row);
+              }
+            })(),
+          );
           if (m.failed > 0) ctx.notice(`${model.name}: ${m.failed} of ${m.prompts} prompts failed (${Object.keys(m.failures).join(', ') || 'see responses'})`);
           summary.models.push(m);
         }

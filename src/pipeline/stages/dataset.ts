@@ -4,17 +4,16 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { importWhatsup, readManifest, resolveItemImage, synthesizeDataset, type ManifestItem } from '../../datasets/index.js';
-import { writeJsonlAtomic } from '../../util/fs.js';
-import { VERSION } from '../../version.js';
-import type { PipelineConfig } from '../config.js';
+import { importWhatsup, synthesizeDataset } from '../../datasets/index.js';
+import { resolveItemImage } from '../../formats/image-paths.js';
+import { MANIFEST_FILE, readManifest, writeManifest, type ManifestItem } from '../../formats/manifest.js';
+import { VERSION } from '../../util/version.js';
+import type { PipelineConfig } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
-import { sha256File } from '../../perception/store.js';
+import { sha256File } from '../../util/hash.js';
 import { listFiles } from '../hash.js';
 
-export const MANIFEST_FILE = 'manifest.jsonl';
 /** Exact annotations the synthetic renderer writes beside its manifest. */
-export const EXACT_ANNOTATIONS_FILE = 'annotations.json';
 
 export interface DatasetSummary {
   kind: 'synthetic' | 'whatsup' | 'manifest';
@@ -73,7 +72,7 @@ export function datasetStage(config: PipelineConfig): Stage {
           perSplit[item.split] = n + 1;
           kept.push(item);
         }
-        await writeJsonlAtomic(out, kept);
+        await writeManifest(out, kept);
         for (const s of imported.skipped) ctx.notice(`skipped: ${s}`);
         return { kind: 'whatsup', items: kept.length, counts: perSplit, exact_annotations: false, warnings: [...imported.warnings, ...imported.skipped] };
       }
@@ -85,7 +84,7 @@ export function datasetStage(config: PipelineConfig): Stage {
         items.push(item.root === undefined ? { ...item, root: dirname(resolve(source)) } : item);
         counts[item.split] = (counts[item.split] ?? 0) + 1;
       }
-      await writeJsonlAtomic(out, items);
+      await writeManifest(out, items);
       return { kind: 'manifest', items: items.length, counts, exact_annotations: false, warnings: [] };
     },
   };

@@ -4,11 +4,11 @@
  */
 import { join } from 'node:path';
 import { buildPromptFile, type BuildPromptsSummary } from '../../prompts/index.js';
-import type { ModelConfig, PipelineConfig, PipelineTask } from '../config.js';
+import type { ModelConfig, PipelineConfig, PipelineTask } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
-import { sha256File } from '../../perception/store.js';
-import { ANNOTATIONS } from './annotate.js';
-import { MANIFEST_FILE } from './dataset.js';
+import { sha256File } from '../../util/hash.js';
+import { ANNOTATIONS_FILE } from '../../formats/coco.js';
+import { MANIFEST_FILE } from '../../formats/manifest.js';
 
 export interface PromptsStageSummary {
   /** Prompt file (relative to the stage folder) by template set ('' = default) and task. */
@@ -35,7 +35,7 @@ export function promptsStage(config: PipelineConfig): Stage {
     },
     async run(ctx): Promise<PromptsStageSummary> {
       const manifest = join(ctx.input('dataset'), MANIFEST_FILE);
-      const annotations = join(ctx.input('annotate'), ANNOTATIONS);
+      const annotations = join(ctx.input('annotate'), ANNOTATIONS_FILE);
       const summary: PromptsStageSummary = { files: {}, counts: {}, skipped_examples: [] };
       ctx.progress.start(sets.length * p.tasks.length, 'prompt files');
       for (const set of sets) {

@@ -1,11 +1,12 @@
 /** Stage `report`: the self-contained HTML report over every model's results folder. */
 import { join } from 'node:path';
-import { loadAllResults, reportWriters } from '../../report/index.js';
-import type { PipelineConfig } from '../config.js';
+import { loadAllResults } from '../../analysis/load-results.js';
+import { reportWriters } from '../../report/index.js';
+import type { PipelineConfig } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
 import type { AnalyzeStageSummary } from './analyze.js';
-import { MANIFEST_FILE } from './dataset.js';
 import type { ScoreStageSummary } from './score.js';
+import { MANIFEST_FILE } from '../../formats/manifest.js';
 
 export interface ReportStageSummary {
   /** Report file, relative to the stage folder. */

@@ -6,26 +6,23 @@
  */
 import { join } from 'node:path';
 import { GRID_BOX_FORMAT } from '../../mllm/baselines/index.js';
-import type { PromptRecord } from '../../prompts/types.js';
-import type { ResponseRecord } from '../../mllm/types.js';
+import { readPromptFile, type PromptRecord } from '../../formats/prompts.js';
+import { readResponseFile, type ResponseRecord } from '../../formats/responses.js';
+import type { SkippedRecord } from '../../util/jsonl.js';
 import {
   boxFormatForModel,
-  readAnnotationFile,
-  readPromptFile,
-  readResponseFile,
   scoreGrounding,
   scoreReasoning,
   writeGroundingResults,
   writeReasoningResults,
   type BoxFormatOption,
   type ReasoningMode,
-  type SkippedRecord,
 } from '../../scoring/index.js';
-import type { ModelConfig, PipelineConfig } from '../config.js';
+import type { ModelConfig, PipelineConfig } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
-import { ANNOTATIONS } from './annotate.js';
 import { RESPONSES_FILE, modelTasks } from './answer.js';
 import { promptFileFor } from './prompts.js';
+import { ANNOTATIONS_FILE, readCocoFile } from '../../formats/coco.js';
 
 export interface ModelScoreSummary {
   name: string;
@@ -91,7 +88,7 @@ export function scoreStage(config: PipelineConfig): Stage {
           else ctx.notice(`${model.name}: no ${base} prompts asked, so DAP has no without-hint comparison`);
         }
         if (tasks.includes('grounding')) {
-          const coco = await readAnnotationFile(join(ctx.input('annotate'), ANNOTATIONS));
+          const coco = await readCocoFile(join(ctx.input('annotate'), ANNOTATIONS_FILE));
           const boxFormat = boxFormatOf(model);
           const { result, items } = scoreGrounding(responses.filter((r) => r.role !== undefined), coco, { boxFormat, iou: config.metrics.iou, model: model.name });
           await writeGroundingResults(dir, result, items);

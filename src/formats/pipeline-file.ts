@@ -7,7 +7,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { GsrError, errorMessage } from '../util/errors.js';
-import { PipelineSchema, type PipelineConfig } from './config.js';
+import { PipelineSchema, type PipelineConfig } from './pipeline.js';
 
 export interface LoadedPipeline {
   /** Absolute path of the pipeline file. */

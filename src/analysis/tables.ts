@@ -1,8 +1,9 @@
-import { bootstrapMean, bootstrapMeanOfMeans, type BootstrapInterval } from '../analysis/bootstrap.js';
-import { groupBy } from '../analysis/outcomes.js';
-import { mcnemarPaired, binomialTest, type McNemarResult } from '../analysis/tests.js';
-import type { ItemOutcome, ModelResults, ReasoningVariant } from '../analysis/results-types.js';
-import { SPLITS } from '../datasets/manifest.js';
+/** The report's tables as data: Table 1/2 with bootstrap CIs, DAP with McNemar, breakdowns (pure). */
+import { orderSplits } from '../formats/manifest.js';
+import { bootstrapMean, bootstrapMeanOfMeans, type BootstrapInterval } from './bootstrap.js';
+import { groupBy } from './outcomes.js';
+import type { ItemOutcome, ModelResults, ReasoningVariant } from './results-types.js';
+import { mcnemarPaired, binomialTest, type McNemarResult } from './tests.js';
 
 /** A value as the report shows it: the summary file's number, with a bootstrap CI when items exist. */
 export interface Cell {
@@ -14,17 +15,6 @@ export interface Cell {
 export interface StatOptions {
   seed: number;
   resamples: number;
-}
-
-/** Splits in the benchmark's order, unknown names after them alphabetically. */
-export function orderSplits(names: Iterable<string>): string[] {
-  const known: readonly string[] = SPLITS;
-  return [...new Set(names)].sort((a, b) => {
-    const ia = known.indexOf(a);
-    const ib = known.indexOf(b);
-    if (ia >= 0 || ib >= 0) return (ia < 0 ? 999 : ia) - (ib < 0 ? 999 : ib);
-    return a.localeCompare(b);
-  });
 }
 
 const rootVariant = (r: ModelResults): ReasoningVariant | undefined => r.reasoning.find((v) => v.variant === '');

@@ -3,14 +3,25 @@
  * up to 65.535 m). Relative depth has no fixed range, so each image gets its own scale
  * (its maximum maps to 65535), recorded on the image record. 0 means "no value".
  */
-import sharp from 'sharp';
-import type { DepthMap } from '../perception/types.js';
+import type { DepthUnit } from './coco.js';
+
+/** A depth map at image size: row-major values in `unit` (NaN or <= 0 = no value). */
+export interface DepthValues {
+  data: Float32Array;
+  width: number;
+  height: number;
+  unit: DepthUnit;
+}
+
+// sharp is a native module: load it on first use so that importing this layer loads none.
+let sharpModule: Promise<typeof import('sharp')> | undefined;
+const loadSharp = () => (sharpModule ??= import('sharp').then((m) => m.default));
 
 /** Millimetres: metric depth PNG value * 0.001 = metres. */
 export const METRIC_DEPTH_SCALE = 0.001;
 
 /** Quantises a depth map to 16 bits; `scale` converts stored values back (value * scale). */
-export function quantizeDepth(map: Pick<DepthMap, 'data' | 'unit'>): { values: Uint16Array; scale: number } {
+export function quantizeDepth(map: Pick<DepthValues, 'data' | 'unit'>): { values: Uint16Array; scale: number } {
   const { data } = map;
   let scale = METRIC_DEPTH_SCALE;
   if (map.unit !== 'm') {
@@ -28,20 +39,22 @@ export function quantizeDepth(map: Pick<DepthMap, 'data' | 'unit'>): { values: U
 }
 
 /** Encodes a depth map as a 16-bit greyscale PNG. */
-export async function encodeDepthPng(map: DepthMap): Promise<{ png: Buffer; scale: number }> {
+export async function encodeDepthPng(map: DepthValues): Promise<{ png: Buffer; scale: number }> {
   const { values, scale } = quantizeDepth(map);
   const png = await encodeDepthValuesPng(values, map.width, map.height);
   return { png, scale };
 }
 
 /** Encodes already quantised 16-bit values (row-major) as a greyscale PNG (zlib level 0-9). */
-export function encodeDepthValuesPng(values: Uint16Array, width: number, height: number, compressionLevel = 6): Promise<Buffer> {
+export async function encodeDepthValuesPng(values: Uint16Array, width: number, height: number, compressionLevel = 6): Promise<Buffer> {
+  const sharp = await loadSharp();
   // sharp takes the sample depth from the typed array's type, so a Uint16Array stays 16-bit.
   return sharp(values, { raw: { width, height, channels: 1 } }).toColourspace('grey16').png({ compressionLevel }).toBuffer();
 }
 
 /** Decodes a depth PNG written by {@link encodeDepthPng} back to depth values in its unit. */
 export async function decodeDepthPng(png: Buffer | string, scale: number): Promise<{ data: Float32Array; width: number; height: number }> {
+  const sharp = await loadSharp();
   const { data, info } = await sharp(png).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true });
   const raw = new Uint16Array(data.buffer, data.byteOffset, data.length / 2);
   const out = new Float32Array(raw.length);

@@ -2,10 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseInputSizeSpec, readAnnotationFile, readPromptFile, readResponseFile, type SkippedRecord } from '../../src/scoring/index.js';
+import { readCocoFile } from '../../src/formats/coco.js';
+import { readPromptFile } from '../../src/formats/prompts.js';
+import { readResponseFile } from '../../src/formats/responses.js';
+import { parseInputSizeSpec } from '../../src/scoring/index.js';
+import type { SkippedRecord } from '../../src/util/jsonl.js';
 import { GsrError } from '../../src/util/errors.js';
 
-describe('scoring input readers', () => {
+describe('format readers', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gsr-read-'));
   it('skip bad lines, naming file and line, and keep the rest', async () => {
     const path = join(dir, 'r.jsonl');
@@ -26,7 +30,7 @@ describe('scoring input readers', () => {
     await expect(readResponseFile(join(dir, 'none.jsonl'), [])).rejects.toThrow(`file not found: ${join(dir, 'none.jsonl')}`);
     const bad = join(dir, 'a.json');
     writeFileSync(bad, JSON.stringify({ images: [{ id: 1, item_id: 'x', width: 10, height: 10, file_name: 'x' }], annotations: [{ id: 1, image_id: 1, bbox: [1, 2, 3], role: 'subject', phrase: 'p', score: 1 }] }));
-    await expect(readAnnotationFile(bad)).rejects.toThrow(/a\.json: annotations\.0\.bbox/);
+    await expect(readCocoFile(bad)).rejects.toThrow(/a\.json: not a gsr annotation file \(annotations\.0\.bbox/);
   });
   it('--image-size values', () => {
     expect(parseInputSizeSpec('644x476')).toEqual({ kind: 'fixed', width: 644, height: 476 });

@@ -2,25 +2,14 @@
  * Per-object depth statistics (pure). Percentiles interpolate linearly between the closest
  * ranks, as numpy's default does, so figures can be checked against a Python reference.
  */
-import type { DepthUnit, ObjectDepth } from './coco.js';
-
-export type BoxXyxy = [number, number, number, number];
-
-/** Percentile `q` (0..1) of ascending-sorted values, linear between closest ranks. */
-export function percentileSorted(sorted: ArrayLike<number>, q: number): number {
-  const n = sorted.length;
-  if (n === 0) return NaN;
-  const pos = (n - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.min(lo + 1, n - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
+import { quantileSorted } from '../util/stats.js';
+import type { Box } from './boxes.js';
 
 /**
  * Pixel index ranges covered by a box: a pixel is inside when its centre is. A box smaller than
  * one pixel still covers the pixel holding its centre, so every detected object gets a region.
  */
-export function boxPixelRange(box: BoxXyxy, width: number, height: number): { x0: number; x1: number; y0: number; y1: number } {
+export function boxPixelRange(box: Box, width: number, height: number): { x0: number; x1: number; y0: number; y1: number } {
   const clamp = (v: number, max: number) => Math.min(Math.max(v, 0), max);
   let x0 = clamp(Math.ceil(box[0] - 0.5), width);
   let x1 = clamp(Math.ceil(box[2] - 0.5), width);
@@ -37,17 +26,27 @@ export function boxPixelRange(box: BoxXyxy, width: number, height: number): { x0
   return { x0, x1, y0, y1 };
 }
 
+/** Depth statistics of one region (the `depth` field of an annotation). */
+export interface RegionDepthStats<Unit extends string = string> {
+  median: number;
+  mean: number;
+  p10: number;
+  p90: number;
+  unit: Unit;
+  region: 'mask' | 'box';
+}
+
 /**
  * Median, mean and p10/p90 of the finite depth values inside `mask` (row-major 0/1 at the depth
  * map's size) or, when the mask is absent or empty, inside `box`. Null when no finite value is there.
  */
-export function regionDepthStats(
+export function regionDepthStats<Unit extends string>(
   depth: Float32Array,
   width: number,
   height: number,
-  unit: DepthUnit,
-  region: { mask?: Uint8Array; box: BoxXyxy },
-): ObjectDepth | null {
+  unit: Unit,
+  region: { mask?: Uint8Array; box: Box },
+): RegionDepthStats<Unit> | null {
   let values = region.mask ? collectMasked(depth, region.mask) : null;
   let kind: 'mask' | 'box' = 'mask';
   if (values === null || values.length === 0) {
@@ -59,10 +58,10 @@ export function regionDepthStats(
   let sum = 0;
   for (let i = 0; i < values.length; i++) sum += values[i];
   return {
-    median: percentileSorted(values, 0.5),
+    median: quantileSorted(values, 0.5),
     mean: sum / values.length,
-    p10: percentileSorted(values, 0.1),
-    p90: percentileSorted(values, 0.9),
+    p10: quantileSorted(values, 0.1),
+    p90: quantileSorted(values, 0.9),
     unit,
     region: kind,
   };
@@ -77,7 +76,7 @@ function collectMasked(depth: Float32Array, mask: Uint8Array): Float64Array {
   return out;
 }
 
-function collectBox(depth: Float32Array, width: number, height: number, box: BoxXyxy): Float64Array {
+function collectBox(depth: Float32Array, width: number, height: number, box: Box): Float64Array {
   if (width === 0 || height === 0) return new Float64Array(0);
   const { x0, x1, y0, y1 } = boxPixelRange(box, width, height);
   const out: number[] = [];

@@ -1,11 +1,9 @@
+/** The regression's inputs (a CSV or results folders) and its fit, with one-line user errors. */
 import { readFile } from 'node:fs/promises';
-import sharp from 'sharp';
-import { tableFromResults } from '../analysis/metrics.js';
-import { regress, tableFromCsvs, type RegressionReport, type RegressionTable } from '../analysis/regression.js';
-import { loadAllResults } from './load-results.js';
-import { writeFileAtomic } from '../util/fs.js';
 import { GsrError } from '../util/errors.js';
-import { regressionPlotSpec, vegaLiteToSvg } from './plots.js';
+import { loadAllResults } from './load-results.js';
+import { tableFromResults } from './metrics.js';
+import { regress, tableFromCsvs, type RegressionReport, type RegressionTable } from './regression.js';
 
 /** Fits a regression table, turning the library's range errors into one-line user errors. */
 export function fitTable(table: RegressionTable, source: string): RegressionReport {
@@ -18,15 +16,6 @@ export function fitTable(table: RegressionTable, source: string): RegressionRepo
   } catch (err) {
     throw new GsrError(`${source}: ${(err as Error).message}`);
   }
-}
-
-/** Renders the scatter + fit + confidence band of a one-regressor fit; `.png` paths are rasterised with sharp. */
-export async function writeRegressionPlot(report: RegressionReport, table: RegressionTable, path: string): Promise<void> {
-  if (table.x.length !== 1) throw new GsrError('--plot needs exactly one --x');
-  const svg = await vegaLiteToSvg(regressionPlotSpec(report, table.x[0].values, table.y.values));
-  if (path.toLowerCase().endsWith('.png')) await writeFileAtomic(path, await sharp(Buffer.from(svg), { density: 144 }).png().toBuffer());
-  else if (path.toLowerCase().endsWith('.svg')) await writeFileAtomic(path, svg);
-  else throw new GsrError(`--plot ${path}: use a .svg or .png file name`);
 }
 
 export interface RegressionInput {

@@ -1,0 +1,15 @@
+/** The regression plot file of `gsr analyze regression --plot`. */
+import sharp from 'sharp';
+import type { RegressionReport, RegressionTable } from '../analysis/regression.js';
+import { GsrError } from '../util/errors.js';
+import { writeFileAtomic } from '../util/fs.js';
+import { regressionPlotSpec, vegaLiteToSvg } from './plots.js';
+
+/** Renders the scatter + fit + confidence band of a one-regressor fit; `.png` paths are rasterised with sharp. */
+export async function writeRegressionPlot(report: RegressionReport, table: RegressionTable, path: string): Promise<void> {
+  if (table.x.length !== 1) throw new GsrError('--plot needs exactly one --x');
+  const svg = await vegaLiteToSvg(regressionPlotSpec(report, table.x[0].values, table.y.values));
+  if (path.toLowerCase().endsWith('.png')) await writeFileAtomic(path, await sharp(Buffer.from(svg), { density: 144 }).png().toBuffer());
+  else if (path.toLowerCase().endsWith('.svg')) await writeFileAtomic(path, svg);
+  else throw new GsrError(`--plot ${path}: use a .svg or .png file name`);
+}
