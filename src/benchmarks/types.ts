@@ -7,6 +7,7 @@
 import type { BenchItem } from '../formats/bench-item.js';
 import type { BenchPrompt } from '../formats/chat-prompt.js';
 import type { Answerer } from '../mllm/types.js';
+import type { ReportSection, ReportTable } from '../report/bench-page.js';
 
 /**
  * Items and what they share (prompt templates, in-context example pools), kept once in
@@ -71,21 +72,7 @@ export interface ScoreCell {
   accuracy: number;
 }
 
-/** A table for the report: header and rows of text or numbers (null prints as a dash). */
-export interface ReportTable {
-  id: string;
-  title: string;
-  columns: string[];
-  rows: Array<Array<string | number | null>>;
-  note?: string;
-}
-
-/** A report section: a heading and trusted HTML the plug-in rendered (escape what it inserts). */
-export interface ReportSection {
-  id: string;
-  title: string;
-  html: string;
-}
+export type { ReportTable, ReportSection } from '../report/bench-page.js';
 
 /** What a plug-in's report hook receives. */
 export interface ReportInput<I extends BenchItem = BenchItem> {

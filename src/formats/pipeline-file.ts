@@ -115,11 +115,14 @@ function resolvePaths(config: PipelineConfig, base: string): PipelineConfig {
   return c;
 }
 
+/** What every pipeline schema has: models with names, kinds and `if_env`. */
+type WithModels = { models: Array<{ name: string; if_env?: string[] }> };
+
 /**
- * Parses and validates pipeline text. `file` names the file in messages and anchors relative paths.
- * Throws a one-line GsrError on the first problem.
+ * Parses and validates pipeline text against `schema`: YAML errors and schema issues name the file,
+ * line and key; `if_env` drops models; `${VAR}` references are filled and the result checked again.
  */
-export function parsePipeline(text: string, file: string, env: NodeJS.ProcessEnv = process.env): LoadedPipeline {
+export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, text: string, file: string, env: NodeJS.ProcessEnv = process.env): { config: z.infer<S>; skippedModels: LoadedPipeline['skippedModels'] } {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -129,36 +132,45 @@ export function parsePipeline(text: string, file: string, env: NodeJS.ProcessEnv
   }
   const raw = doc.toJS() as unknown;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new GsrError(`${file}: a pipeline file must be a YAML mapping`);
-  const parsed = PipelineSchema.safeParse(raw);
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const more = parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more)` : '';
     throw new GsrError(describeIssue(parsed.error.issues[0], doc, lines, file) + more);
   }
+  const data = parsed.data as z.infer<S>;
   const skippedModels: LoadedPipeline['skippedModels'] = [];
-  const kept = parsed.data.models.filter((m) => {
+  const kept = data.models.filter((m) => {
     const unset = (m.if_env ?? []).filter((name) => !env[name]);
     if (unset.length > 0) skippedModels.push({ name: m.name, reason: `${unset.join(', ')} not set` });
     return unset.length === 0;
   });
-  let config: PipelineConfig;
+  let config: unknown;
   try {
-    config = interpolate({ ...parsed.data, models: kept }, env, '') as PipelineConfig;
+    config = interpolate({ ...data, models: kept }, env, '');
   } catch (err) {
     throw new GsrError(`${file}: ${errorMessage(err)}`);
   }
   // Values filled from the environment are checked again (without lines: they are not in the file).
-  const filled = PipelineSchema.safeParse(config);
+  const filled = schema.safeParse(config);
   if (!filled.success) {
     const issue = filled.error.issues[0];
     const path = pathText(issue.path.filter((k): k is PathKey => typeof k !== 'symbol'));
     throw new GsrError(`${file}: ${path}: ${issue.message} (after filling in environment variables)`);
   }
-  config = filled.data;
   const names = new Set<string>();
-  for (const m of config.models) {
+  for (const m of (filled.data as WithModels).models) {
     if (names.has(m.name)) throw new GsrError(`${file}: models: the name "${m.name}" is used twice`);
     names.add(m.name);
   }
+  return { config: filled.data as z.infer<S>, skippedModels };
+}
+
+/**
+ * Parses and validates pipeline text. `file` names the file in messages and anchors relative paths.
+ * Throws a one-line GsrError on the first problem.
+ */
+export function parsePipeline(text: string, file: string, env: NodeJS.ProcessEnv = process.env): LoadedPipeline {
+  const { config, skippedModels } = parsePipelineText(PipelineSchema, text, file, env);
   return { file, config: resolvePaths(config, dirname(resolve(file))), skippedModels };
 }
 

@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import '../mllm/index.js'; // registers the answerers (openai and the baselines)
 import type { PipelineConfig } from '../formats/pipeline.js';
+import { isBenchPipeline, runBenchPipeline } from './bench.js';
 import { runStages, stageStatus, type Stage, type StageOutcome, type StageStatus } from './engine.js';
 import { loadPipeline, type LoadedPipeline } from '../formats/pipeline-file.js';
 import { preflight } from './preflight.js';
@@ -51,10 +52,13 @@ export interface PipelineResult {
   regression: AnalyzeStageSummary | null;
   /** Absolute path of the HTML report, when the report stage ran. */
   report: string | null;
+  /** Benchmark pipelines: the plug-in's tables as text. */
+  tables?: string[];
 }
 
 /** Loads, checks and runs a pipeline file. */
 export async function runPipeline(file: string, options: PipelineRunOptions = {}): Promise<PipelineResult> {
+  if (await isBenchPipeline(file)) return runBenchPipeline(file, options);
   const started = Date.now();
   const loaded = await loadPipeline(file, options.env);
   const config = options.out ? { ...loaded.config, out: resolve(options.out) } : loaded.config;

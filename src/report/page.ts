@@ -53,7 +53,7 @@ export interface PageSection {
  * The Content-Security-Policy forbids every network request, so the page works offline and an
  * output that slipped past escaping could still not run or fetch anything.
  */
-export function renderPage(title: string, sections: PageSection[], warnings: string[], generated: string): string {
+export function renderPage(title: string, sections: PageSection[], warnings: string[], generated: string, note = 'Accuracies in %; brackets are 95% percentile bootstrap intervals over items.'): string {
   const scriptHash = createHash('sha256').update(FILTER_SCRIPT).digest('base64');
   const csp = `default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-${scriptHash}'; base-uri 'none'; form-action 'none'`;
   const toc = sections.map((s) => `<a href="#sec-${h(s.id)}">${h(s.title)}</a>`).join(' · ');
@@ -63,7 +63,7 @@ export function renderPage(title: string, sections: PageSection[], warnings: str
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${h(title)}</title><style>${CSS}</style></head>
-<body><h1>${h(title)}</h1><p class="note">Generated ${h(generated)}. Accuracies in %; brackets are 95% percentile bootstrap intervals over items.</p>
+<body><h1>${h(title)}</h1><p class="note">Generated ${h(generated)}. ${h(note)}</p>
 <nav>${toc}</nav>${warn}
 ${sections.map((s) => `<section id="sec-${h(s.id)}"><h2>${h(s.title)}</h2>${s.html}</section>`).join('\n')}
 <script>${FILTER_SCRIPT}</script>

@@ -14,6 +14,15 @@ function countTable(counts: Record<string, number>): string {
   return [line('split', 'items'), ...rows.map(([s, n]) => line(s, n)), line('total', total)].join('\n');
 }
 
+function benchmarkCountTable(counts: Record<string, Record<string, number>>): string {
+  const rows = Object.entries(counts).map(([task, levels]) => [task, Object.entries(levels).map(([l, n]) => `${l}:${n}`).join(' '), String(Object.values(levels).reduce((a, b) => a + b, 0))]);
+  const w0 = Math.max(4, ...rows.map((r) => r[0].length));
+  const w1 = Math.max(6, ...rows.map((r) => r[1].length));
+  const line = (r: string[]) => `${r[0].padEnd(w0)}  ${r[1].padEnd(w1)}  ${r[2].padStart(5)}`;
+  const total = rows.reduce((s, r) => s + Number(r[2]), 0);
+  return [line(['task', 'levels', 'items']), ...rows.map(line), line(['total', '', String(total)])].join('\n');
+}
+
 function parseSeed(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new InvalidArgumentError(`--seed must be an integer in 0..4294967295, got "${value}"`);
@@ -32,16 +41,23 @@ export function registerDataset(program: Command): void {
   dataset
     .command('import')
     .description("Import a benchmark's files into a manifest (JSONL)")
-    .argument('<format>', 'dataset format: whatsup')
-    .requiredOption('--root <dir>', "What'sUp data folder (holding the JSON files) or the folder holding data/")
-    .requiredOption('--out <file>', 'manifest to write (JSONL)')
+    .argument('<format>', 'dataset format: whatsup, or a benchmark plug-in (vsp)')
+    .requiredOption('--root <dir>', "What'sUp data folder (holding the JSON files) or the folder holding data/; for a benchmark, its published copy")
+    .requiredOption('--out <path>', 'manifest to write (JSONL); for a benchmark, the folder for items.jsonl and context.json')
     .option('--splits <list>', `comma-separated splits to read; each file must exist (${WHATSUP_FILES.map((s) => s.split).join(', ')})`)
     .option('--skip-invalid', 'skip bad records (listed on stderr) instead of failing')
     .option('--no-sizes', 'do not read image widths and heights')
     .option('--json', 'print the result as JSON')
     .action(
       action(async (format: string, opts: { root: string; out: string; splits?: string; skipInvalid?: boolean; sizes: boolean; json?: boolean }) => {
-        if (format !== 'whatsup') throw new GsrError(`unknown dataset format "${format}" (known: whatsup)`);
+        if (format !== 'whatsup') {
+          const { benchmarks, importBenchmark } = await import('../../benchmarks/index.js');
+          if (!benchmarks.has(format)) throw new GsrError(`unknown dataset format "${format}" (known: whatsup, ${benchmarks.names().join(', ')})`);
+          const r = await importBenchmark(format, opts.root, resolve(opts.out));
+          if (opts.json) printJson(r);
+          else process.stdout.write(`${benchmarkCountTable(r.counts)}\nwrote ${r.items} ${format} items to ${r.out}\n`);
+          return;
+        }
         const splits = opts.splits?.split(',').map((s) => s.trim()).filter(Boolean);
         const out = resolve(opts.out);
         const r = await importWhatsupToManifest(opts.root, out, { splits, skipInvalid: opts.skipInvalid ?? false, readSizes: opts.sizes });

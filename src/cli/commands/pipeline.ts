@@ -22,6 +22,8 @@ function resultText(r: PipelineResult): string {
         : `regression ${g.y} ~ ${g.x} across ${g.models} models: slope ${g.slope.toFixed(3)}, p = ${g.p?.toPrecision(3)}, R² = ${g.r2?.toFixed(3)}`,
     );
   }
+  for (const t of r.tables ?? []) lines.push('', t);
+  if (r.tables?.length) lines.push('');
   lines.push(r.report ? `report: ${r.report}` : `outputs: ${r.out}`);
   return lines.join('\n') + '\n';
 }

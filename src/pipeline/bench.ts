@@ -1,0 +1,200 @@
+/**
+ * Pipelines of benchmark plug-ins (a file with a `benchmark:` section): dataset (import) -> prompts ->
+ * answer -> score -> report, through the same stage engine, run store and runner as the What'sUp
+ * pipeline. Baseline kinds are the plug-in's own (e.g. oracle, random); other kinds come from the
+ * answerer registry (openai).
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+import '../benchmarks/index.js';
+import { benchAnswerer, importBenchmark, loadItemSet, scoreModels, writeBenchReport } from '../benchmarks/run.js';
+import { benchmarks, writeBenchPromptFile, type ResponseLike } from '../benchmarks/index.js';
+import { readBenchPrompts } from '../formats/chat-prompt.js';
+import { RunStore, runPrompts, toResponseRecord, type GenerationSettings } from '../mllm/index.js';
+import { tableText } from '../report/bench-page.js';
+import { GsrError, errorMessage } from '../util/errors.js';
+import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
+import { readJsonlAll } from '../util/jsonl.js';
+import { runStages, type Stage } from './engine.js';
+import { parsePipelineText } from './load.js';
+import { PipelineProgress } from './progress.js';
+import type { PipelineResult, PipelineRunOptions } from './run.js';
+
+const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" (it names a folder)');
+
+const BenchModel = z.strictObject({
+  name: Name,
+  /** A baseline of the benchmark (oracle, random, ...) or an answerer kind (openai). */
+  kind: z.string().min(1),
+  model: z.string().min(1).optional(),
+  base_url: z.string().min(1).optional(),
+  api_key_env: z.string().min(1).optional(),
+  concurrency: z.number().int().positive().default(4),
+  timeout_ms: z.number().int().positive().optional(),
+  temperature: z.number().min(0).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  seed: z.number().int().nonnegative().optional(),
+  /** JSON-schema structured outputs for prompts that carry one (openai): auto, on or off. */
+  structured_outputs: z.enum(['auto', 'on', 'off']).optional(),
+  if_env: z.array(z.string().min(1)).optional(),
+});
+
+export const BenchPipelineSchema = z.strictObject({
+  name: Name,
+  description: z.string().optional(),
+  out: z.string().min(1),
+  benchmark: z.strictObject({
+    /** Registered benchmark name. */
+    name: z.string().min(1),
+    /** The benchmark's published copy (for importers). */
+    root: z.string().min(1),
+    /** Prompt settings, as the plug-in documents them. */
+    prompts: z.record(z.string(), z.unknown()).default({}),
+  }),
+  models: z.array(BenchModel).default([]),
+  report: z.strictObject({ title: z.string().min(1).optional(), file: z.string().min(1).default('report.html') }).prefault({}),
+});
+export type BenchPipelineConfig = z.infer<typeof BenchPipelineSchema>;
+
+/** True when the YAML file has a top-level `benchmark` key. */
+export async function isBenchPipeline(file: string): Promise<boolean> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return false; // the regular loader reports the problem
+  }
+  const raw = parseDocument(text).toJS() as unknown;
+  return raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'benchmark' in raw;
+}
+
+export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = process.env) {
+  const text = await readFile(file, 'utf8');
+  const { config, skippedModels } = parsePipelineText(BenchPipelineSchema, text, file, env);
+  const base = dirname(resolve(file));
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+  benchmarks.get(config.benchmark.name); // unknown names fail here, with the list
+  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root: abs(config.benchmark.root) } }, skippedModels };
+}
+
+const PROMPTS_FILE = 'prompts.jsonl';
+const RESPONSES_FILE = 'responses.jsonl';
+
+function generation(m: BenchPipelineConfig['models'][number]): GenerationSettings {
+  const s: GenerationSettings = { answerer: m.kind, model: m.name, endpoint_model: m.model ?? m.name, temperature: m.temperature ?? 0, max_tokens: m.max_tokens, seed: m.seed };
+  if (m.kind === 'openai') s.base_url = m.base_url;
+  if (m.structured_outputs) s.structured_outputs = m.structured_outputs;
+  return s;
+}
+
+export function benchStages(config: BenchPipelineConfig): Stage[] {
+  const b = config.benchmark;
+  return [
+    {
+      name: 'dataset', after: [], settings: { benchmark: b.name, root: b.root },
+      run: async (ctx) => importBenchmark(b.name, b.root, ctx.dir),
+    },
+    {
+      name: 'prompts', after: ['dataset'], settings: b.prompts,
+      async run(ctx) {
+        const set = await loadItemSet(ctx.input('dataset'));
+        const s = await writeBenchPromptFile(set.benchmark, set.items.values(), b.prompts, set.context, join(ctx.dir, PROMPTS_FILE));
+        for (const k of s.skipped.slice(0, 5)) ctx.notice(`prompts: item ${k.item} skipped: ${k.reason}`);
+        if (s.prompts === 0) throw new GsrError(`no prompts were built (${s.skipped.length} items skipped${s.skipped[0] ? `; first: ${s.skipped[0].reason}` : ''})`);
+        return { ...s, skipped: s.skipped.length };
+      },
+    },
+    {
+      name: 'answer', after: ['dataset', 'prompts'],
+      settings: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined })),
+      async run(ctx) {
+        const set = await loadItemSet(ctx.input('dataset'));
+        const promptFile = join(ctx.input('prompts'), PROMPTS_FILE);
+        const keys = new Set((await readBenchPrompts(promptFile)).map((p) => p.key));
+        const store = RunStore.open(join(ctx.stateDir, 'store.sqlite'));
+        const models = [];
+        try {
+          for (const m of config.models) {
+            const settings = generation(m);
+            const answerer = await benchAnswerer(set.benchmark, set.items, m.kind, {
+              model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
+              temperature: m.temperature ?? 0, maxTokens: m.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
+            });
+            let r;
+            try {
+              r = await runPrompts({
+                prompts: promptFile, store, answerer, settings, concurrency: m.concurrency, timeoutMs: m.timeout_ms, signal: ctx.signal,
+                onStart: ({ toSend }) => ctx.progress.start(toSend, `${m.name} prompts`),
+                onResult: (e) => ctx.progress.tick(1, e.status === 'failed'),
+              });
+            } finally {
+              await answerer.close?.();
+            }
+            if (r.interrupted) throw new Error('interrupted (answers so far are kept; run again to resume)');
+            const rows = [...store.responses({ model: m.name, settings: store.registerSettings(settings) })].filter((row) => keys.has(row.key)).map(toResponseRecord);
+            await writeJsonlAtomic(join(ctx.dir, m.name, RESPONSES_FILE), rows);
+            const failed = rows.filter((x) => x.status === 'failed').length;
+            if (failed > 0) ctx.notice(`${m.name}: ${failed} of ${keys.size} prompts failed (${Object.keys(r.failures).join(', ') || 'see responses'})`);
+            models.push({ name: m.name, kind: m.kind, prompts: keys.size, ok: rows.length - failed, failed, cached: r.cached });
+          }
+        } finally {
+          store.close();
+        }
+        return { models };
+      },
+    },
+    {
+      name: 'score', after: ['dataset', 'prompts', 'answer'], settings: {},
+      async run(ctx) {
+        const set = await loadItemSet(ctx.input('dataset'));
+        const prompts = await readBenchPrompts(join(ctx.input('prompts'), PROMPTS_FILE));
+        const responses = new Map<string, ResponseLike[]>();
+        for (const m of config.models) responses.set(m.name, await readJsonlAll<ResponseLike>(join(ctx.input('answer'), m.name, RESPONSES_FILE)));
+        const scores = scoreModels(set.benchmark, set.items, prompts, responses);
+        await writeJsonlAtomic(join(ctx.dir, 'scores.jsonl'), scores.scored);
+        await writeJsonAtomic(join(ctx.dir, 'cells.json'), scores.cells);
+        return { responses: scores.scored.length, cells: scores.cells.length };
+      },
+    },
+    {
+      name: 'report', after: ['dataset', 'prompts', 'answer', 'score'], settings: { title: config.report.title, file: config.report.file },
+      async run(ctx) {
+        const set = await loadItemSet(ctx.input('dataset'));
+        const prompts = await readBenchPrompts(join(ctx.input('prompts'), PROMPTS_FILE));
+        const scored = await readJsonlAll<never>(join(ctx.input('score'), 'scores.jsonl'));
+        const cells = JSON.parse(await readFile(join(ctx.input('score'), 'cells.json'), 'utf8'));
+        const outputs = new Map<string, string>();
+        for (const m of config.models) {
+          for (const r of await readJsonlAll<ResponseLike>(join(ctx.input('answer'), m.name, RESPONSES_FILE))) outputs.set(`${m.name}\0${r.key}`, r.output);
+        }
+        const analysis = await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), { items: set.items, prompts, scores: { scored, cells }, outputs, title: config.report.title });
+        await writeJsonAtomic(join(ctx.dir, 'analysis.json'), analysis ?? null);
+        return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText) };
+      },
+    },
+  ];
+}
+
+/** Loads and runs a benchmark pipeline, in the result shape of `runPipeline`. */
+export async function runBenchPipeline(file: string, options: PipelineRunOptions = {}): Promise<PipelineResult> {
+  const started = Date.now();
+  const loaded = await loadBenchPipeline(file, options.env);
+  const config = options.out ? { ...loaded.config, out: resolve(options.out) } : loaded.config;
+  const stages = benchStages(config);
+  const progress = new PipelineProgress(stages.length, options.log ? (l) => options.log!(l) : undefined);
+  for (const m of loaded.skippedModels) progress.line(`model ${m.name} skipped (${m.reason})`);
+  let outcomes;
+  try {
+    outcomes = await runStages(stages, { out: config.out, force: options.force, progress, signal: options.signal });
+  } catch (err) {
+    throw err instanceof GsrError ? err : new GsrError(errorMessage(err));
+  }
+  const report = outcomes.find((o) => o.name === 'report')?.record.summary as { file: string; tables: string[] } | undefined;
+  return {
+    name: config.name, out: config.out, stages: outcomes.map((o) => ({ name: o.name, status: o.status, seconds: o.seconds })),
+    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [], regression: null,
+    report: report ? join(config.out, 'report', report.file) : null, tables: report?.tables,
+  };
+}
