@@ -1,0 +1,64 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { chromium } from 'playwright-core';
+import { loadBenchPipeline } from '../../src/pipeline/bench.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) console.warn(`skipping the VSP report browser check: ${CHROMIUM} is not installed (apt-get install chromium)`);
+
+const out = mkdtempSync(join(tmpdir(), 'gsr-vsp-pipeline-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+const env = { VSP_ROOT: '', GSR_BASE_URL: '', GSR_MODEL: '' };
+
+describe('pipelines/vsp.yaml', () => {
+  it('loads: the sample by default, endpoint entries only when GSR_BASE_URL and GSR_MODEL are set', async () => {
+    const loaded = await loadBenchPipeline(join(REPO_ROOT, 'pipelines', 'vsp.yaml'), env);
+    expect(loaded.config.benchmark.root).toBe(join(REPO_ROOT, 'data', 'vsp-sample'));
+    expect(loaded.config.models.map((m) => m.kind)).toEqual(['oracle', 'oracle-perception', 'oracle-reasoning', 'random']);
+    expect(loaded.skippedModels).toEqual([{ name: 'endpoint', reason: 'GSR_BASE_URL, GSR_MODEL not set' }]);
+    const withEndpoint = await loadBenchPipeline(join(REPO_ROOT, 'pipelines', 'vsp.yaml'), { GSR_BASE_URL: 'http://127.0.0.1:9/v1', GSR_MODEL: 'm' });
+    expect(withEndpoint.config.models.at(-1)).toMatchObject({ kind: 'openai', base_url: 'http://127.0.0.1:9/v1', model: 'm' });
+  });
+
+  it('runs offline on the baselines, prints the tables, and a rerun skips every stage', () => {
+    const r = runCli(['pipeline', 'run', 'pipelines/vsp.yaml', '--out', out, '--json'], { env });
+    expect(r.status, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result.stages.map((s: { name: string }) => s.name)).toEqual(['dataset', 'prompts', 'answer', 'score', 'report']);
+    expect(result.report).toBe(join(out, 'report', 'report.html'));
+    const subtasks = result.tables.find((t: string) => t.startsWith('Sub-tasks'));
+    expect(subtasks).toMatch(/^oracle +official +image +100 +100 +100 +100 +100 +100 +100 +100 +100 +100 +100$/m);
+    const cells = JSON.parse(readFileSync(join(out, 'score', 'cells.json'), 'utf8')) as Array<{ model: string; mode: string; task: string; accuracy: number }>;
+    for (const c of cells.filter((x) => x.model === 'oracle')) expect(c.accuracy, `${c.task} ${c.mode}`).toBe(c.task === 'collision' && c.mode === 'official' ? 0.5 : 1);
+    const again = runCli(['pipeline', 'run', 'pipelines/vsp.yaml', '--out', out, '--json'], { env });
+    expect(JSON.parse(again.stdout).stages.every((s: { status: string }) => s.status === 'skipped')).toBe(true);
+  }, 240_000);
+
+  it.skipIf(!haveChromium)('writes a report that opens in chromium with no errors and no network requests', async () => {
+    const file = join(out, 'report', 'report.html');
+    expect(existsSync(file)).toBe(true);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      const requests: string[] = [];
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      page.on('pageerror', (e) => errors.push(String(e)));
+      page.on('request', (q) => requests.push(q.url()));
+      await page.goto(`file://${file}`);
+      expect(errors).toEqual([]);
+      expect(requests.filter((u) => !u.startsWith('file://') && !u.startsWith('data:'))).toEqual([]);
+      expect(await page.title()).toBe('VSP on the bundled sample');
+      expect(await page.locator('#tbl-subtasks tr').count()).toBeGreaterThan(4);
+      expect(await page.locator('#sec-vsp-curves svg').count()).toBe(2);
+      expect(await page.locator('#gallery .entry svg').count()).toBeGreaterThan(0); // maze plans replayed on the map
+      expect(await page.locator('#gallery .entry table.blocks').count()).toBeGreaterThan(0);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+});
