@@ -5,7 +5,7 @@
  */
 import { regress, type RegressionReport } from './regression.js';
 
-/** The score-cell fields the statistics read (src/benchmarks/types.ts ScoreCell). */
+/** The score-cell fields the statistics read (src/benchmarks/types.ts ScoreCell extends it). */
 export interface CellLike {
   model: string;
   mode: string;
@@ -13,6 +13,7 @@ export interface CellLike {
   level: string;
   variant: string;
   n: number;
+  /** Sum of credits (the number correct unless the scorer gives partial credit). */
   credit: number;
 }
 

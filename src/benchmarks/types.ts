@@ -4,6 +4,7 @@
  * named scoring modes, answers with its own baselines, and describes its report tables. The shared
  * machinery (src/benchmarks/run.ts) does the files, keys, runner, aggregation and report around it.
  */
+import type { CellLike } from '../analysis/vsp.js';
 import type { BenchItem } from '../formats/bench-item.js';
 import type { BenchPrompt } from '../formats/chat-prompt.js';
 import type { Answerer } from '../mllm/types.js';
@@ -55,19 +56,11 @@ export interface ScoredResponse {
 }
 
 /** Aggregate of one (model, mode, task, level, variant) cell. */
-export interface ScoreCell {
-  model: string;
-  mode: string;
-  task: string;
-  level: string;
-  variant: string;
-  n: number;
+export interface ScoreCell extends CellLike {
   correct: number;
   invalid: number;
   /** Failed requests or prompts without a response (scored wrong). */
   failed: number;
-  /** Sum of credits (equals `correct` unless the scorer gives partial credit). */
-  credit: number;
   /** credit / n. */
   accuracy: number;
 }

@@ -79,7 +79,7 @@ const Prompts = z.strictObject({
     .prefault({}),
 });
 
-const Model = z.strictObject({
+export const Model = z.strictObject({
   /** Name in results and the report. */
   name: Name,
   /** Answerer kind: `openai` (Chat Completions over HTTP) or a baseline (`geometric`, `random`, `always-first`). */

@@ -17,32 +17,22 @@ import { tableText } from '../report/bench-page.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
 import { readJsonlAll } from '../util/jsonl.js';
+import { Model } from './config.js';
 import { runStages, type Stage } from './engine.js';
 import { parsePipelineText } from './load.js';
 import { PipelineProgress } from './progress.js';
 import type { PipelineResult, PipelineRunOptions } from './run.js';
 
-const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" (it names a folder)');
-
-const BenchModel = z.strictObject({
-  name: Name,
+/** A model entry as in the What'sUp pipelines, without the What'sUp-only keys. */
+const BenchModel = Model.omit({ box_format: true, templates: true, tasks: true }).extend({
   /** A baseline of the benchmark (oracle, random, ...) or an answerer kind (openai). */
   kind: z.string().min(1),
-  model: z.string().min(1).optional(),
-  base_url: z.string().min(1).optional(),
-  api_key_env: z.string().min(1).optional(),
-  concurrency: z.number().int().positive().default(4),
-  timeout_ms: z.number().int().positive().optional(),
-  temperature: z.number().min(0).optional(),
-  max_tokens: z.number().int().positive().optional(),
-  seed: z.number().int().nonnegative().optional(),
   /** JSON-schema structured outputs for prompts that carry one (openai): auto, on or off. */
   structured_outputs: z.enum(['auto', 'on', 'off']).optional(),
-  if_env: z.array(z.string().min(1)).optional(),
 });
 
 export const BenchPipelineSchema = z.strictObject({
-  name: Name,
+  name: Model.shape.name,
   description: z.string().optional(),
   out: z.string().min(1),
   benchmark: z.strictObject({

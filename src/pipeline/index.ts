@@ -16,3 +16,5 @@ export { PipelineProgress, type StageProgress } from './progress.js';
 export { folderDigest, type FileEntry } from './hash.js';
 /** The summary table a run prints. */
 export { summaryRows, formatSummaryTable, type SummaryRow } from './summary.js';
+/** Pipelines of benchmark plug-ins (a `benchmark:` section): schema, loading, stages, run. */
+export { BenchPipelineSchema, isBenchPipeline, loadBenchPipeline, benchStages, runBenchPipeline, type BenchPipelineConfig } from './bench.js';

@@ -6,7 +6,7 @@
 import { join, resolve } from 'node:path';
 import '../mllm/index.js'; // registers the answerers (openai and the baselines)
 import type { PipelineConfig } from '../formats/pipeline.js';
-import { isBenchPipeline, runBenchPipeline } from './bench.js';
+import { benchStages, isBenchPipeline, loadBenchPipeline, runBenchPipeline } from './bench.js';
 import { runStages, stageStatus, type Stage, type StageOutcome, type StageStatus } from './engine.js';
 import { loadPipeline, type LoadedPipeline } from '../formats/pipeline-file.js';
 import { preflight } from './preflight.js';
@@ -84,6 +84,11 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
 
 /** What `gsr pipeline run` would do now for a pipeline file, without running it. */
 export async function pipelineStatus(file: string, options: Pick<PipelineRunOptions, 'out' | 'env'> = {}): Promise<{ out: string; stages: StageStatus[] }> {
+  if (await isBenchPipeline(file)) {
+    const bench = await loadBenchPipeline(file, options.env);
+    const out = options.out ? resolve(options.out) : bench.config.out;
+    return { out, stages: await stageStatus(benchStages({ ...bench.config, out }), out) };
+  }
   const loaded = await loadPipeline(file, options.env);
   const out = options.out ? resolve(options.out) : loaded.config.out;
   return { out, stages: await stageStatus(buildStages({ ...loaded.config, out }), out) };

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,21 @@ describe('pipelines/vsp.yaml', () => {
     expect(loaded.skippedModels).toEqual([{ name: 'endpoint', reason: 'GSR_BASE_URL, GSR_MODEL not set' }]);
     const withEndpoint = await loadBenchPipeline(join(REPO_ROOT, 'pipelines', 'vsp.yaml'), { GSR_BASE_URL: 'http://127.0.0.1:9/v1', GSR_MODEL: 'm' });
     expect(withEndpoint.config.models.at(-1)).toMatchObject({ kind: 'openai', base_url: 'http://127.0.0.1:9/v1', model: 'm' });
+  });
+
+  it('rejects unknown keys and unknown benchmarks with the file and line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsr-vsp-yaml-'));
+    try {
+      const file = join(dir, 'p.yaml');
+      writeFileSync(file, 'name: x\nout: o\nbenchmark: { name: vsp, root: r }\nmodels:\n  - { name: a, kind: oracle, box_format: qwen2-vl }\n');
+      await expect(loadBenchPipeline(file, {})).rejects.toThrow(`${file}:5:30: unknown key "box_format" in models[0]`);
+      writeFileSync(file, 'name: x\nout: o\nbenchmark: { name: nope, root: r }\n');
+      await expect(loadBenchPipeline(file, {})).rejects.toThrow('unknown benchmark "nope" (available: vsp)');
+      const r = runCli(['pipeline', 'check', 'pipelines/vsp.yaml'], { env });
+      expect(r.stdout).toContain('pipelines/vsp.yaml: ok (dataset -> prompts -> answer -> score -> report; benchmark vsp;');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('runs offline on the baselines, prints the tables, and a rerun skips every stage', () => {

@@ -12,7 +12,7 @@ import { AnswerError } from '../../mllm/errors.js';
 import type { Answerer } from '../../mllm/types.js';
 import type { BaselineOptions } from '../types.js';
 import { COLOURS, formatPlan, runMoves, solveBlocks, stacksKey, type Stacks } from './blocks.js';
-import { candidates, parseStacksText } from './import.js';
+import { candidates, parseStacksText } from './parse.js';
 import type { VspItem } from './item.js';
 import { MOVES, mazeTable, parseMazeTable, parseMoves, relativePosition, sequenceSafe, solveMaze } from './maze.js';
 

@@ -8,6 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { GsrError, errorMessage } from '../../util/errors.js';
 import { parseInfoPlan, parseNumberedPlan, parseState, stacksPureText, stacksTable, colourCode, type Stacks } from './blocks.js';
+import { candidates, parseStacksText, spellMoves } from './parse.js';
 import type { VspContext, VspExample, VspItem, VspTask, VspTaskContext, ExamplePart } from './item.js';
 import { checkMaze, mazePureText, mazeTable, parseMazeTable, parseMoves, relativePosition, sequenceSafe, type MazeRows } from './maze.js';
 
@@ -127,20 +128,6 @@ async function importMaze(r: Reader, task: VspTask, out: VspItem[]): Promise<Vsp
   return { ...base, visual_texts: task === 'maze-t3' ? undefined : MAZE_VISUAL_TEXTS, examples };
 }
 
-/** The four "(A)\n..." candidates of a T3 question. */
-export function candidates(question: string, where: string): string[] {
-  const parts = question.split(/^\(([A-D])\)\s*$/m);
-  const out: string[] = [];
-  for (let k = 1; k + 1 < parts.length; k += 2) out.push(parts[k + 1].trim());
-  if (out.length !== 4) throw new GsrError(`${where}: expected four candidates (A)-(D), found ${out.length}`);
-  return out;
-}
-
-/** Spelled-out moves, as the T4 runner writes them ("Right, Left, Down"). */
-export function spellMoves(moves: string): string {
-  return [...moves].map((m) => ({ L: 'Left', R: 'Right', U: 'Up', D: 'Down' })[m]).join(', ');
-}
-
 async function mazeExamples(r: Reader, task: VspTask, e: string): Promise<VspExample[]> {
   const out: VspExample[] = [];
   for (const i of await r.ids(`${e}/img`, 'png')) {
@@ -175,20 +162,6 @@ const BLOCKS_VISUAL_TEXTS = {
   pure_text: { 'IMAGE-1': stacksPureText(BLOCKS_FIGURE_STACKS) },
   table: { 'IMAGE-1': stacksTable(BLOCKS_FIGURE_STACKS) },
 };
-
-/** Parses a pure-text stacks rendering back (the blocks rep files and T3 candidates). */
-export function parseStacksText(text: string, where: string): Stacks {
-  const stacks: Stacks = [];
-  for (const line of text.split('\n').map((l) => l.trim()).filter((l) => l !== '')) {
-    const m = /^- Stack with (.+?)(, from bottom to top)?$/.exec(line);
-    if (!m) throw new GsrError(`${where}: not a stack line: "${line}"`);
-    const codes = m[1].split(', ').map((b) => colourCode(b.replace(/ block$/, '')));
-    if (codes.some((c) => c === undefined)) throw new GsrError(`${where}: unknown colour in "${line}"`);
-    stacks.push(codes as string[]);
-  }
-  if (stacks.length === 0) throw new GsrError(`${where}: no stacks`);
-  return stacks;
-}
 
 async function importBlocksMain(r: Reader, out: VspItem[]): Promise<VspTaskContext> {
   const dir = 'blocks/task-main';

@@ -11,7 +11,7 @@ import { seededRandom } from '../../analysis/random.js';
 import { mergeTextParts, type PromptPart } from '../../formats/chat-prompt.js';
 import { GsrError } from '../../util/errors.js';
 import type { DraftPrompt } from '../types.js';
-import { spellMoves } from './import.js';
+import { spellMoves } from './parse.js';
 import { VSP_TASKS, type ExamplePart, type VspContext, type VspItem } from './item.js';
 
 export const VSP_VARIANTS = ['image', 'pure_text', 'table'] as const;

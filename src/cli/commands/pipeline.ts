@@ -67,7 +67,14 @@ export function registerPipeline(program: Command): void {
     .option('--json', 'print the checked configuration as JSON')
     .action(
       action(async (file: string, o: { json?: boolean }) => {
-        const { loadPipeline, preflight, buildStages } = await pipelineLib();
+        const { loadPipeline, preflight, buildStages, isBenchPipeline, loadBenchPipeline, benchStages } = await pipelineLib();
+        if (await isBenchPipeline(file)) {
+          const bench = await loadBenchPipeline(file);
+          const stages = benchStages(bench.config).map((s) => s.name);
+          if (o.json) printJson({ ...bench, stages });
+          else process.stdout.write(`${file}: ok (${stages.join(' -> ')}; benchmark ${bench.config.benchmark.name}; models: ${bench.config.models.map((m) => m.name).join(', ') || 'none'}${bench.skippedModels.map((m) => `; model ${m.name} not run (${m.reason})`).join('')})\n`);
+          return;
+        }
         const loaded = await loadPipeline(file);
         await preflight(loaded.config, file);
         if (o.json) printJson({ ...loaded, stages: buildStages(loaded.config).map((s) => s.name) });
