@@ -2,7 +2,7 @@
  * The benchmark prompt format: one chat request as an ordered list of parts (text and images,
  * interleaved as the benchmark builds them), optionally with a JSON schema the answer must follow.
  * One line of a benchmark's prompts.jsonl. What'sUp prompts keep their own single-image form
- * (src/prompts/types.ts); the runner and the answerers take either (`promptParts`).
+ * (src/formats/prompts.ts); the runner and the answerers take either (`promptParts`).
  */
 import { z } from 'zod';
 import { GsrError } from '../util/errors.js';

@@ -17,11 +17,10 @@ import { tableText } from '../report/bench-page.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
 import { readJsonlAll } from '../util/jsonl.js';
-import { Model } from './config.js';
+import { Model } from '../formats/pipeline.js';
 import { runStages, type Stage } from './engine.js';
-import { parsePipelineText } from './load.js';
+import { parsePipelineText } from '../formats/pipeline-file.js';
 import { PipelineProgress } from './progress.js';
-import type { PipelineResult, PipelineRunOptions } from './run.js';
 
 /** A model entry as in the What'sUp pipelines, without the What'sUp-only keys. */
 const BenchModel = Model.omit({ box_format: true, templates: true, tasks: true }).extend({
@@ -167,8 +166,17 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
   ];
 }
 
-/** Loads and runs a benchmark pipeline, in the result shape of `runPipeline`. */
-export async function runBenchPipeline(file: string, options: PipelineRunOptions = {}): Promise<PipelineResult> {
+/** What `runBenchPipeline` takes (the fields of run.ts's PipelineRunOptions it uses). */
+export interface BenchRunOptions {
+  out?: string;
+  force?: boolean;
+  signal?: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+/** Loads and runs a benchmark pipeline; the result has the shape of run.ts's PipelineResult. */
+export async function runBenchPipeline(file: string, options: BenchRunOptions = {}) {
   const started = Date.now();
   const loaded = await loadBenchPipeline(file, options.env);
   const config = options.out ? { ...loaded.config, out: resolve(options.out) } : loaded.config;
@@ -184,7 +192,7 @@ export async function runBenchPipeline(file: string, options: PipelineRunOptions
   const report = outcomes.find((o) => o.name === 'report')?.record.summary as { file: string; tables: string[] } | undefined;
   return {
     name: config.name, out: config.out, stages: outcomes.map((o) => ({ name: o.name, status: o.status, seconds: o.seconds })),
-    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [], regression: null,
+    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [] as never[], regression: null,
     report: report ? join(config.out, 'report', report.file) : null, tables: report?.tables,
   };
 }

@@ -9,8 +9,12 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 
-/** Bottom first. A folder may import itself and the folders before it. */
-const LAYERS = ['util', 'geometry', 'formats', 'datasets', 'perception', 'annotate', 'prompts', 'mllm', 'benchmarks', 'scoring', 'analysis', 'report', 'pipeline', 'cli'];
+/**
+ * Bottom first. A folder may import itself and the folders before it. A benchmark plug-in bundles a
+ * benchmark's steps (items, prompts, judging, statistics, report sections) on top of the shared stages,
+ * under the pipeline and CLI that drive it.
+ */
+const LAYERS = ['util', 'geometry', 'formats', 'datasets', 'perception', 'annotate', 'prompts', 'mllm', 'scoring', 'analysis', 'report', 'benchmarks', 'pipeline', 'cli'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { seededRandom } from '../../analysis/random.js';
-import { isBenchPrompt, type AnyPrompt } from '../../prompts/types.js';
+import { isBenchPrompt, type AnyPrompt } from '../../formats/prompts.js';
 import { GsrError } from '../../util/errors.js';
 import { AnswerError } from '../../mllm/errors.js';
 import type { Answerer } from '../../mllm/types.js';
