@@ -86,11 +86,11 @@ export function vspTables(cells: ScoreCell[], analysis?: unknown): ReportTable[]
 
 const round = (x: number) => (Number.isFinite(x) ? Math.round(x * 1000) / 1000 : x);
 
-/** Per-level success curves of the main tasks (one line per model, official mode, image input). */
+/** Per-level success curves of the main tasks (one line per model; official mode, image input; the tables have the rest). */
 async function levelCurves(cells: ScoreCell[]): Promise<string> {
   const out: string[] = [];
   for (const task of ['maze-main', 'blocks-main']) {
-    const values = cells.filter((c) => c.task === task && c.mode === 'official').map((c) => ({ level: Number(c.level.replace(/\D/g, '')), accuracy: c.accuracy, series: `${c.model} (${c.variant})` }));
+    const values = cells.filter((c) => c.task === task && c.mode === 'official').map((c) => ({ level: Number(c.level.replace(/\D/g, '')), accuracy: c.accuracy, series: c.model }));
     if (values.length === 0) continue;
     out.push(await vegaLiteToSvg({
       $schema: 'https://vega.github.io/schema/vega-lite/v5.json', title: `${task}: success by level (official)`, width: 360, height: 220,
@@ -149,7 +149,7 @@ function galleryEntry(item: VspItem, model: string, output: string, verdicts: Re
 
 export async function vspSections(input: ReportInput<VspItem>): Promise<ReportSection[]> {
   const sections: ReportSection[] = [];
-  const curves = await levelCurves(input.cells.filter((c) => c.variant === 'image' || c.task.endsWith('main')));
+  const curves = await levelCurves(input.cells.filter((c) => c.variant === 'image'));
   if (curves) sections.push({ id: 'vsp-curves', title: 'Main tasks by level', html: curves });
   // Gallery: per model, up to 4 maze and 4 blocks main-task answers (image input), failures first.
   const entries: string[] = [];
