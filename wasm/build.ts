@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { compileString } from 'assemblyscript/asc';
+import { compileString, type MemoryStream } from 'assemblyscript/asc';
 
 export interface WasmKernel {
   /** Source file in wasm/. */
@@ -37,7 +37,7 @@ export const KERNELS: Record<'interArea' | 'pilResample', WasmKernel> = {
 export async function compileKernel(kernel: WasmKernel): Promise<Uint8Array> {
   const source = readFileSync(new URL(`./${kernel.source}`, import.meta.url), 'utf8');
   const result = await compileString(source, { optimizeLevel: 3, shrinkLevel: 0, runtime: 'stub', noAssert: true, enable: ['simd'] });
-  if (result.error || !result.binary) throw new Error(`asc failed: ${result.error?.message ?? ''}\n${result.stderr.toString()}`);
+  if (result.error || !result.binary) throw new Error(`asc failed: ${result.error?.message ?? ''}\n${(result.stderr as MemoryStream).toString()}`);
   return result.binary;
 }
 

@@ -134,7 +134,11 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
     const rawKey = (raw as { key?: unknown } | null)?.key;
     if (typeof rawKey === 'string' && (done.has(rawKey) || failedBefore?.has(rawKey))) {
       if (seen.has(rawKey)) summary.duplicates++;
-      else (seen.add(rawKey), summary.prompts++, summary.cached++);
+      else {
+        seen.add(rawKey);
+        summary.prompts++;
+        summary.cached++;
+      }
       continue;
     }
     const parsed = parseAnyPrompt(raw);

@@ -79,6 +79,19 @@ function fromRow(r: Row): StoredResponse {
   return { ...r, permutation: r.permutation === null ? null : (JSON.parse(r.permutation) as number[]) };
 }
 
+/** The WHERE clause and its arguments for an optional model and settings filter. */
+function filterClause(filter: { model?: string; settings?: string }): { where: string; args: string[] } {
+  const terms: string[] = [];
+  const args: string[] = [];
+  for (const column of ['model', 'settings'] as const) {
+    const value = filter[column];
+    if (value === undefined) continue;
+    terms.push(`${column} = ?`);
+    args.push(value);
+  }
+  return { where: terms.length ? `WHERE ${terms.join(' AND ')}` : '', args };
+}
+
 export class RunStore {
   private readonly db: Database.Database;
   /** Identifies this process's claims. */
@@ -199,21 +212,15 @@ export class RunStore {
 
   /** Streams stored responses, optionally for one model and settings id, in key order. */
   *responses(filter: { model?: string; settings?: string } = {}): Generator<StoredResponse> {
-    const where: string[] = [];
-    const args: string[] = [];
-    if (filter.model !== undefined) (where.push('model = ?'), args.push(filter.model));
-    if (filter.settings !== undefined) (where.push('settings = ?'), args.push(filter.settings));
-    const sql = `SELECT * FROM responses ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY model, settings, key`;
+    const { where, args } = filterClause(filter);
+    const sql = `SELECT * FROM responses ${where} ORDER BY model, settings, key`;
     for (const row of this.db.prepare(sql).iterate(...args)) yield fromRow(row as Row);
   }
 
   /** Counts by status for one model and settings (or all). */
   counts(filter: { model?: string; settings?: string } = {}): Record<string, number> {
-    const where: string[] = [];
-    const args: string[] = [];
-    if (filter.model !== undefined) (where.push('model = ?'), args.push(filter.model));
-    if (filter.settings !== undefined) (where.push('settings = ?'), args.push(filter.settings));
-    const rows = this.db.prepare(`SELECT status, count(*) AS n FROM responses ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY status`).all(...args) as Array<{ status: string; n: number }>;
+    const { where, args } = filterClause(filter);
+    const rows = this.db.prepare(`SELECT status, count(*) AS n FROM responses ${where} GROUP BY status`).all(...args) as Array<{ status: string; n: number }>;
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 

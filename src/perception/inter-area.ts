@@ -102,7 +102,10 @@ function enlargeTaps(src: number, dst: number): { first: Int32Array; w0: Int32Ar
     f = f <= 0 ? 0 : Math.fround(f - Math.floor(f));
     if (s + 1 >= src) {
       single = Math.min(single, d);
-      if (s >= src - 1) (f = 0), (s = src - 1);
+      if (s >= src - 1) {
+        f = 0;
+        s = src - 1;
+      }
     }
     first[d] = s;
     w0[d] = roundHalfEven(Math.fround(1 - f) * 2048);

@@ -68,7 +68,7 @@ async function create(path: string, opts: SessionOptions): Promise<OpenedSession
       const why = errorMessage(err).split('\n')[0];
       if (opts.device === 'cuda') {
         throw new GsrError(
-          `--device cuda: the CUDA execution provider is not available (${why}); reinstall onnxruntime-node with ONNXRUNTIME_NODE_INSTALL=cuda12 or use --device cpu`,
+          `--device cuda: the CUDA execution provider is not available (${why}); install it with ONNXRUNTIME_NODE_INSTALL=cuda12 (README, GPU set-up) or use --device cpu`,
         );
       }
       if (!cudaNoticeShown) {

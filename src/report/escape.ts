@@ -1,5 +1,5 @@
 /** Escapes text for HTML element content and quoted attribute values. Model outputs are untrusted. */
-export function escapeHtml(value: unknown): string {
+export function escapeHtml(value: string | number | boolean | null | undefined): string {
   return String(value ?? '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

@@ -115,7 +115,8 @@ describe('gsr responses export/import (CLI)', () => {
     const out = join(dir, 'all.jsonl');
     const exp = await spawnCli(['responses', 'export', '--store', store, '--out', out]).done;
     expect(exp.code).toBe(0);
-    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    type Exported = { key: string; model: string; output: string; status: string; item: string; permutation: number };
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Exported);
     expect(lines).toHaveLength(6);
     const m1 = lines.filter((l) => l.model === 'm1');
     expect(m1.map((l) => l.status).sort()).toEqual(['failed', 'ok', 'ok', 'ok']);
@@ -123,8 +124,10 @@ describe('gsr responses export/import (CLI)', () => {
       expect(Object.keys(l)).toEqual(expect.arrayContaining(['key', 'model', 'output', 'status', 'error', 'attempts', 'latency_ms', 'item', 'permutation']));
       if (l.status === 'ok') expect(l.output).toBe(fakeAnswer(textOf(l.key)));
     }
+    // The export is in key order.
+    const byKey = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
     expect(lines.filter((l) => l.model === 'other').map((l) => [l.key, l.output, l.item, l.permutation])).toEqual(
-      [[prompts[0].key, 'B', prompts[0].item, prompts[0].permutation], [prompts[1].key, 'C', prompts[1].item, prompts[1].permutation]].sort(),
+      ([[prompts[0].key, 'B', prompts[0].item, prompts[0].permutation], [prompts[1].key, 'C', prompts[1].item, prompts[1].permutation]] as Array<[string, ...unknown[]]>).sort(byKey),
     );
   }, SPAWN_TEST_TIMEOUT);
 

@@ -2,7 +2,7 @@
  * The ONNX ports end to end on generated fixture models (test/helpers/onnx-fixtures.ts) whose
  * outputs are known functions of their inputs, so every expected value here is exact.
  */
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -98,7 +98,7 @@ describe.skipIf(!haveChromium)('gsr report in headless chromium', () => {
   });
 
   it('hostile model text renders as text, never as markup', async () => {
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     const outputs = await page.locator('#gallery pre.output').allTextContents();
     expect(outputs).toContain(SCRIPT);
     expect(outputs).toContain(IMG);

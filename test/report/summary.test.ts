@@ -29,7 +29,8 @@ describe('results folders', () => {
       for (const [split, s] of Object.entries(root.summary!.splits)) {
         const items = root.items!.filter((i) => i.split === split);
         expect(items.length).toBe(s.n);
-        expect(items.filter((i) => i.circular).length / items.length).toBeCloseTo(s.circular, 12);
+        expect(s.circular).not.toBeNull();
+        expect(items.filter((i) => i.circular).length / items.length).toBeCloseTo(s.circular!, 12);
         // Equal rotations per item: the mean of per-item shares is the per-prompt accuracy.
         expect(items.reduce((a, i) => a + i.vanilla, 0) / items.length).toBeCloseTo(s.vanilla!, 12);
         expect(items.filter((i) => i.first).length / items.length).toBeCloseTo(s.vanilla_first!, 12);

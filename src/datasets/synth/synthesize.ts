@@ -85,13 +85,13 @@ export async function synthesizeDataset(opts: SynthOptions): Promise<SynthResult
   // Keep every worker busy with a short queue; in-process, overlap encoding with the next render.
   const inFlight = Math.max(2, 2 * (pool ? workers : 1));
   const pending = new Set<Promise<void>>();
-  let failure: unknown = null;
+  let failure: { error: unknown } | null = null;
   try {
     for (let i = 0; i < opts.count && failure === null; i++) {
       const task: Promise<void> = produce({ seed: opts.seed, index: i, count: opts.count, width, height, format })
         .then(store)
         .catch((err: unknown) => {
-          failure ??= err;
+          failure ??= { error: err };
         })
         .finally(() => pending.delete(task));
       pending.add(task);
@@ -101,7 +101,7 @@ export async function synthesizeDataset(opts: SynthOptions): Promise<SynthResult
   } finally {
     await pool?.close();
   }
-  if (failure !== null) throw failure;
+  if (failure !== null) throw failure.error;
   for (const item of items) counts[item.style!] = (counts[item.style!] ?? 0) + 1;
 
   let annId = 0;
