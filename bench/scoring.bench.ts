@@ -1,12 +1,16 @@
 /**
- * Scoring-core throughput: COCO RLE encode / IoU on 1024x1024 masks, and full-benchmark scoring
+ * Scoring-core throughput: COCO RLE encode / IoU on 1024x1024 masks beside pycocotools, and full-benchmark scoring
  * (4,958 What'sUp items x 27 models, CircularEval prompts and G-Score objects) on synthetic answers.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { CocoFile } from '../src/formats/coco.js';
-import { rleDecode, rleEncode, rleIou } from '../src/geometry/index.js';
+import { decodeMask, type Rle, rleDecode, rleEncode, rleIou, rleIouMatrix } from '../src/geometry/index.js';
 import type { ResponseRecord } from '../src/formats/responses.js';
 import type { PromptRecord } from '../src/formats/prompts.js';
 import { scoreGrounding, scoreReasoning } from '../src/scoring/index.js';
@@ -63,27 +67,131 @@ function timeIt<T>(fn: () => T): [T, number, number] {
   return [v, (performance.now() - t0) / 1000, (c.user + c.system) / 1e6];
 }
 
+/** Median of per-second rates over runs, from wall and CPU seconds. */
+function rates(count: number, runs: Array<{ wall_s: number; cpu_s: number }>) {
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+  return {
+    per_s_wall: Math.round(count / median(runs.map((r) => r.wall_s))),
+    per_s_cpu: Math.round(count / median(runs.map((r) => r.cpu_s))),
+    runs: runs.map((r) => ({ wall_s: +r.wall_s.toFixed(4), cpu_s: +r.cpu_s.toFixed(4) })),
+  };
+}
+
+/** Row-major masks as numpy.packbits bytes (most significant bit first), for the Python side. */
+function packBits(masks: Uint8Array[]): Buffer {
+  const total = masks.reduce((a, m) => a + m.length, 0);
+  const out = Buffer.alloc(Math.ceil(total / 8));
+  let bit = 0;
+  for (const m of masks) for (let i = 0; i < m.length; i++, bit++) if (m[i]) out[bit >> 3] |= 0x80 >> (bit & 7);
+  return out;
+}
+
+/**
+ * pycocotools' encode and iou on the same masks, run by bench/pycocotools_mask.py with
+ * GSR_BENCH_PYTHON (default python3). Without pycocotools it says so and the comparison is skipped.
+ */
+function pycocotools(masks: Uint8Array[], size: number, rles: Rle[], runs: number, ours: Float64Array[]) {
+  const python = process.env.GSR_BENCH_PYTHON ?? 'python3';
+  const probe = spawnSync(python, ['-c', 'import numpy, pycocotools.mask'], { encoding: 'utf8' });
+  if (probe.status !== 0) {
+    const skipped = `pycocotools not importable by ${python}; comparison skipped (set GSR_BENCH_PYTHON to a python with numpy and pycocotools)`;
+    process.stderr.write(`bench scoring: ${skipped}\n`);
+    return { skipped };
+  }
+  const dir = mkdtempSync(join(os.tmpdir(), 'gsr-bench-coco-'));
+  try {
+    const bits = join(dir, 'masks.bin');
+    writeFileSync(bits, packBits(masks));
+    const spec = join(dir, 'spec.json');
+    writeFileSync(spec, JSON.stringify({ masks: masks.length, height: size, width: size, bits, counts: rles.map((r) => r.counts), runs }));
+    const script = fileURLToPath(new URL('./pycocotools_mask.py', import.meta.url));
+    const res = spawnSync(python, [script, spec], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+    if (res.status !== 0) throw new Error(`${script} failed: ${res.stderr}`);
+    const py = JSON.parse(res.stdout) as {
+      pycocotools: string;
+      numpy: string;
+      encode_runs: Array<{ wall_s: number; cpu_s: number }>;
+      iou_runs: Array<{ wall_s: number; cpu_s: number }>;
+      encode_matches: boolean;
+      iou_matrix_base64: string;
+    };
+    const theirs = new Float64Array(new Uint8Array(Buffer.from(py.iou_matrix_base64, 'base64')).buffer);
+    let maxDiff = 0;
+    for (let d = 0; d < ours.length; d++) for (let g = 0; g < ours.length; g++) maxDiff = Math.max(maxDiff, Math.abs(ours[d][g] - theirs[d * ours.length + g]));
+    return {
+      python,
+      version: py.pycocotools,
+      numpy: py.numpy,
+      encode_masks: rates(masks.length, py.encode_runs),
+      iou_pairs: rates(rles.length ** 2, py.iou_runs),
+      encode_strings_identical: py.encode_matches,
+      iou_max_abs_difference: maxDiff,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * COCO RLE on 100 blob masks of 1024x1024: encode, decode, IoU one pair at a time (rleIou) and as a
+ * matrix that decodes each mask once (rleIouMatrix), from strings and from decoded masks; then the
+ * same work by pycocotools in the same run.
+ */
 function rleFigures() {
   const rnd = seeded(1);
   const size = 1024;
-  const masks = Array.from({ length: 24 }, () => blobMask(rnd, size));
+  const runs = 5;
+  const masks = Array.from({ length: 100 }, () => blobMask(rnd, size));
+  const pairs = masks.length ** 2;
   rleEncode(masks[0], size, size); // warm-up
-  const [rles, encodeS] = timeIt(() => masks.map((m) => rleEncode(m, size, size)));
-  const [, iouS] = timeIt(() => {
-    let s = 0;
-    for (let i = 0; i < rles.length; i++) for (let j = 0; j < rles.length; j++) s += rleIou(rles[i], rles[j]);
-    return s;
+  type Run = { wall_s: number; cpu_s: number };
+  const [encode, decode, pairwise, matrix, matrixDecoded]: Run[][] = [[], [], [], [], []];
+  let rles: Rle[] = [];
+  let ours: Float64Array[] = [];
+  for (let r = 0; r < runs; r++) {
+    const [encoded, ew, ec] = timeIt(() => masks.map((m) => rleEncode(m, size, size)));
+    rles = encoded;
+    encode.push({ wall_s: ew, cpu_s: ec });
+    const [, dw, dc] = timeIt(() => rles.map((x) => rleDecode(x)));
+    decode.push({ wall_s: dw, cpu_s: dc });
+    const [, pw, pc] = timeIt(() => {
+      let s = 0;
+      for (let i = 0; i < rles.length; i++) for (let j = 0; j < rles.length; j++) s += rleIou(rles[i], rles[j]);
+      return s;
+    });
+    pairwise.push({ wall_s: pw, cpu_s: pc });
+    const [iou, mw0, mc0] = timeIt(() => rleIouMatrix(rles, rles));
+    ours = iou;
+    matrix.push({ wall_s: mw0, cpu_s: mc0 });
+    const decoded = rles.map(decodeMask);
+    const [, mw, mc] = timeIt(() => rleIouMatrix(decoded, decoded));
+    matrixDecoded.push({ wall_s: mw, cpu_s: mc });
+  }
+  const coco = pycocotools(masks, size, rles, runs, ours);
+  const ratio = (a: { per_s_wall: number; per_s_cpu: number }, b: { per_s_wall: number; per_s_cpu: number }) => ({
+    wall: +(a.per_s_wall / b.per_s_wall).toFixed(2),
+    cpu: +(a.per_s_cpu / b.per_s_cpu).toFixed(2),
   });
-  const [, decodeS] = timeIt(() => rles.map((r) => rleDecode(r)));
-  const pairs = rles.length * rles.length;
-  return {
+  const figures = {
     mask_size: `${size}x${size}`,
     masks: masks.length,
+    pairs,
     mean_counts_chars: Math.round(rles.reduce((a, r) => a + r.counts.length, 0) / rles.length),
-    encode_masks_per_s: +(masks.length / encodeS).toFixed(1),
-    encode_mpix_per_s: +((masks.length * size * size) / 1e6 / encodeS).toFixed(1),
-    iou_pairs_per_s: +(pairs / iouS).toFixed(1),
-    decode_masks_per_s: +(masks.length / decodeS).toFixed(1),
+    encode_masks: rates(masks.length, encode),
+    decode_masks: rates(masks.length, decode),
+    iou_pairs_one_at_a_time: rates(pairs, pairwise),
+    iou_matrix_pairs_from_strings: rates(pairs, matrix),
+    iou_matrix_pairs_from_decoded: rates(pairs, matrixDecoded),
+  };
+  if ('skipped' in coco) return { ...figures, pycocotools: coco };
+  return {
+    ...figures,
+    pycocotools: coco,
+    vs_pycocotools: {
+      iou_matrix_from_strings: ratio(figures.iou_matrix_pairs_from_strings, coco.iou_pairs),
+      iou_one_at_a_time: ratio(figures.iou_pairs_one_at_a_time, coco.iou_pairs),
+      encode: ratio(figures.encode_masks, coco.encode_masks),
+    },
   };
 }
 

@@ -4,7 +4,7 @@
  * ordering agreement between subject and object, and AbsRel when both sides are metric.
  */
 import { boxIou, xywhToXyxy } from '../geometry/boxes.js';
-import { rleIou } from '../geometry/rle.js';
+import { rleIou } from '../geometry/mask-iou.js';
 import type { CocoAnnotation, CocoFile, ObjectDepth } from '../formats/coco.js';
 import { quantileSorted } from '../util/stats.js';
 

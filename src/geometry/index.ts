@@ -9,7 +9,6 @@ export {
   rleDecode,
   rleArea,
   rleToBbox,
-  rleIou,
   rleMerge,
   rleIntersect,
   rleRuns,
@@ -17,6 +16,8 @@ export {
   runsToString,
   stringToRuns,
 } from './rle.js';
+/** Mask IoU: one pair, or a matrix that decodes each mask once (pycocotools `mask.iou`, with iscrowd). */
+export { type DecodedMask, decodeMask, maskIou, rleIou, rleIouMatrix } from './mask-iou.js';
 /** Box layouts (xyxy / xywh / cxcywh), normalisation, clipping, area and continuous IoU (no +1). */
 export {
   type Box,

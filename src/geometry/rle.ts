@@ -74,25 +74,41 @@ export function runsToString(runs: readonly number[]): string {
 /** Decodes a pycocotools compressed string into run lengths; malformed strings throw GsrError. */
 export function stringToRuns(counts: string): number[] {
   const runs: number[] = [];
+  const n = counts.length;
   let p = 0;
-  while (p < counts.length) {
+  while (p < n) {
+    const start = p;
     let x = 0;
-    let scale = 1;
-    let more = true;
-    while (more) {
-      if (p >= counts.length) throw new GsrError(`malformed RLE counts: truncated at char ${p}`);
-      const c = counts.charCodeAt(p) - 48;
+    let shift = 0;
+    let c = 0;
+    do {
+      if (p >= n) throw new GsrError(`malformed RLE counts: truncated at char ${p}`);
+      c = counts.charCodeAt(p) - 48;
       if (c < 0 || c > 63) throw new GsrError(`malformed RLE counts: bad char ${JSON.stringify(counts[p])} at ${p}`);
-      x += (c & 0x1f) * scale;
-      scale *= 32;
-      more = (c & 0x20) !== 0;
       p++;
-      if (!more && c & 0x10) x -= scale;
-    }
+      if (shift < 30) x |= (c & 0x1f) << shift;
+      shift += 5;
+    } while (c & 0x20);
+    // Up to six groups fit in 32-bit integer arithmetic; longer values take the exact float path.
+    if (shift > 30) x = wideValue(counts, start, p);
+    else if (c & 0x10) x |= -1 << shift;
     if (runs.length > 2) x += runs[runs.length - 2];
     runs.push(x);
   }
   return runs;
+}
+
+/** The value of the groups counts[start..end), in floating point (exact to 2^53). */
+function wideValue(counts: string, start: number, end: number): number {
+  let x = 0;
+  let scale = 1;
+  let c = 0;
+  for (let p = start; p < end; p++) {
+    c = counts.charCodeAt(p) - 48;
+    x += (c & 0x1f) * scale;
+    scale *= 32;
+  }
+  return c & 0x10 ? x - scale : x;
 }
 
 function checkRuns(runs: readonly number[], size: [number, number], what: string): void {
@@ -247,19 +263,4 @@ export function rleMerge(rles: ReadonlyArray<Rle | RleRuns>): Rle {
 /** Intersection of masks of one size (pycocotools `merge(rles, intersect=1)`). */
 export function rleIntersect(rles: ReadonlyArray<Rle | RleRuns>): Rle {
   return combine(rles, 'and');
-}
-
-/** Intersection over union of two masks; 0 when both are empty (never NaN). */
-export function rleIou(a: Rle | RleRuns, b: Rle | RleRuns): number {
-  sameSize(a, b);
-  const ra = rleRuns(a);
-  const rb = rleRuns(b);
-  let inter = 0;
-  for (const [j, r] of combineRuns(ra, rb, 'and').entries()) if (j % 2 === 1) inter += r;
-  let areaA = 0;
-  let areaB = 0;
-  for (let j = 1; j < ra.length; j += 2) areaA += ra[j];
-  for (let j = 1; j < rb.length; j += 2) areaB += rb[j];
-  const union = areaA + areaB - inter;
-  return union > 0 ? inter / union : 0;
 }

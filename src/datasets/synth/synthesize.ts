@@ -85,13 +85,13 @@ export async function synthesizeDataset(opts: SynthOptions): Promise<SynthResult
   // Keep every worker busy with a short queue; in-process, overlap encoding with the next render.
   const inFlight = Math.max(2, 2 * (pool ? workers : 1));
   const pending = new Set<Promise<void>>();
-  let failure: { error: unknown } | null = null;
+  const failures: unknown[] = []; // the first one is rethrown once the pool is closed
   try {
-    for (let i = 0; i < opts.count && failure === null; i++) {
+    for (let i = 0; i < opts.count && failures.length === 0; i++) {
       const task: Promise<void> = produce({ seed: opts.seed, index: i, count: opts.count, width, height, format })
         .then(store)
         .catch((err: unknown) => {
-          failure ??= { error: err };
+          failures.push(err);
         })
         .finally(() => pending.delete(task));
       pending.add(task);
@@ -101,7 +101,7 @@ export async function synthesizeDataset(opts: SynthOptions): Promise<SynthResult
   } finally {
     await pool?.close();
   }
-  if (failure !== null) throw failure.error;
+  if (failures.length > 0) throw failures[0];
   for (const item of items) counts[item.style!] = (counts[item.style!] ?? 0) + 1;
 
   let annId = 0;
