@@ -122,7 +122,7 @@ export async function openJournal(path: string, settings: RunSettings, options: 
     } else if (header) {
       const diff = describeDifference(header.settings, settings);
       if (diff !== '') {
-        throw new GsrError(`${path} was written with other settings (${diff}); use another --out or pass --restart`);
+        throw new GsrError(`${path} was written with other settings (${diff}); use another --out or pass --force`);
       }
     }
   }
@@ -132,7 +132,7 @@ export async function openJournal(path: string, settings: RunSettings, options: 
     fsyncSync(fd);
   };
   if (!header) {
-    if (finished.size > 0) throw new GsrError(`${path}: journal has no header line (delete it or pass --restart)`);
+    if (finished.size > 0) throw new GsrError(`${path}: journal has no header line (delete it or pass --force)`);
     header = { type: 'header', created: new Date().toISOString(), settings };
     writeLine(header);
   }

@@ -1,4 +1,3 @@
-import { InvalidArgumentError } from 'commander';
 import { GsrError, errorMessage } from '../util/errors.js';
 
 /**
@@ -20,25 +19,4 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | 
 /** Prints a result as JSON on stdout (for `--json`). */
 export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
-}
-
-// Option parsers run inside commander's parsing, outside action(): they throw commander's
-// InvalidArgumentError so that commander prints one `gsr: error:` line and exits 1.
-
-/** Parses a positive integer option, with an error naming the flag. */
-export function parsePositiveInt(flag: string): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a positive integer, got "${value}"`);
-    return n;
-  };
-}
-
-/** Parses a finite number option, with an error naming the flag. */
-export function parseNumber(flag: string): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`${flag} must be a number, got "${value}"`);
-    return n;
-  };
 }

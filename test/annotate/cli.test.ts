@@ -20,7 +20,7 @@ describe('gsr annotate (CLI) on the real photos with the real FastestDet', () =>
     const manifest = join(dir, 'm.jsonl');
     await importWhatsupToManifest(WHATSUP_SAMPLE_ROOT, manifest);
     out = join(dir, 'a');
-    const r = runCli(['annotate', '--manifest', manifest, '--detector', 'fastestdet', '--segmenter', 'none', '--depth', 'none', '--models-dir', MODELS, '--device', 'cpu', '--out', out, '--json']);
+    const r = runCli(['annotate', 'run', '--manifest', manifest, '--detector', 'fastestdet', '--segmenter', 'none', '--depth', 'none', '--models-dir', MODELS, '--device', 'cpu', '--out', out, '--json']);
     expect(r.status, r.stderr).toBe(0);
     summary = JSON.parse(r.stdout);
     coco = JSON.parse(readFileSync(join(out, 'annotations.json'), 'utf8')) as CocoFile;
@@ -87,8 +87,8 @@ describe('gsr annotate (CLI) errors and quality', () => {
     // Each spawn costs seconds on a loaded 2-core machine: a few representative cases here;
     // the validation helpers behind the others are unit-tested in targets.test.ts.
     const cases: Array<[string[], RegExp]> = [
-      [['annotate', '--out', out], /nothing to annotate/],
-      [['annotate', 'x.jpg', '--objects', 'a', '--detector', 'no-such-model', '--out', out], /unknown detector "no-such-model"/],
+      [['annotate', 'run', '--out', out], /nothing to annotate/],
+      [['annotate', 'run', 'x.jpg', '--objects', 'a', '--detector', 'no-such-model', '--out', out], /unknown detector "no-such-model"/],
     ];
     for (const [args, message] of cases) {
       const r = runCli(args);
@@ -144,7 +144,7 @@ describe('gsr annotate (CLI) Ctrl-C', () => {
     const manifest = join(dir, 'm.jsonl');
     writeFileSync(manifest, [0, 1, 2, 3].flatMap((k) => lines.map((l) => JSON.stringify({ ...JSON.parse(l), id: `r${k}/${JSON.parse(l).id}` }))).join('\n') + '\n');
     const out = join(dir, 'out');
-    const args = ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'annotate', '--manifest', manifest, '--detector', 'fastestdet', '--models-dir', MODELS, '--device', 'cpu', '--batch', '1', '--out', out, '--json'];
+    const args = ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'annotate', 'run', '--manifest', manifest, '--detector', 'fastestdet', '--models-dir', MODELS, '--device', 'cpu', '--batch', '1', '--out', out, '--json'];
     const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, GSR_PROGRESS: '0' } });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));

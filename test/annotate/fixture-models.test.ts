@@ -55,7 +55,7 @@ describe('gsr annotate with fixture GroundingDINO + SAM + metric depth', () => {
       .toFile(image);
     out = join(dir, 'out');
     const r = runCli([
-      'annotate', image, '--objects', 'mug,table', '--detector', 'grounding-dino-tiny', '--segmenter', 'slimsam-77-uniform',
+      'annotate', 'run', image, '--objects', 'mug,table', '--detector', 'grounding-dino-tiny', '--segmenter', 'slimsam-77-uniform',
       '--depth', 'depth-anything-v2-metric-indoor-small', '--models-dir', models, '--device', 'cpu', '--out', out, '--overlays',
     ]);
     expect(r.status, r.stderr).toBe(0);

@@ -71,7 +71,7 @@ describe('run journal', () => {
     first.append(done('a', ['mug']));
     first.close();
     const other = { ...settings, params: { box_threshold: 0.5 } };
-    await expect(openJournal(path, other)).rejects.toThrow(/other settings \(params: .*0\.35.*0\.5.*--restart/);
+    await expect(openJournal(path, other)).rejects.toThrow(/other settings \(params: .*0\.35.*0\.5.*--force/);
     const fresh = await openJournal(path, other, { restart: true });
     expect(fresh.finished.size).toBe(0);
     fresh.close();

@@ -50,8 +50,8 @@ describe('gsr dataset (CLI)', () => {
     expect(files).toHaveLength(10);
     for (const f of files) expect((await readFile(join(dir, f))).equals(await readFile(join(inProcess, f))), f).toBe(true);
     const bad = runCli(['dataset', 'synth', '--out', dir, '--count', '0']);
-    expect(bad.status).toBe(1);
+    expect(bad.status).toBe(2);
     oneLineError(bad.stderr);
-    expect(bad.stderr).toMatch(/--count must be a positive integer, got "0"/);
+    expect(bad.stderr).toMatch(/option '--count <n>' argument '0' is invalid\. Expected a positive integer\./);
   }, 90_000);
 });

@@ -140,7 +140,8 @@ describe('gsr responses export/import (CLI)', () => {
       spawnCli(['run', '--prompts', path, '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1', '--api-key-env', 'GSR_TEST_UNSET_KEY', '--store', join(dir, 's.sqlite')], { GSR_TEST_UNSET_KEY: '' }).done,
     ]);
     expect(noStore.stderr.trim()).toBe(`gsr: error: run store not found: ${join(dir, 'none.sqlite')}`);
-    expect(unknown.stderr.trim()).toMatch(/^gsr: error: unknown answerer "nope" \(available: .*openai/);
+    expect(unknown.stderr.trim()).toMatch(/^gsr: error: option '--answerer <kind>' argument 'nope' is invalid\. Allowed choices are .*openai/);
+    expect(unknown.code).toBe(2);
     expect(noKey.stderr.trim()).toBe('gsr: error: environment variable GSR_TEST_UNSET_KEY (named by --api-key-env) is not set');
     for (const r of [noStore, unknown, noKey]) expect(r.code).not.toBe(0);
   }, SPAWN_TEST_TIMEOUT);

@@ -126,7 +126,7 @@ describe('gsr prompts (CLI)', { timeout: 150_000 }, () => {
     const dir = tempDir();
     const manifest = writeManifest(dir, sampleItems().slice(0, 1));
     const bad = runCli(['prompts', '--manifest', manifest, '--task', 'xx', '--out', join(dir, 'o.jsonl')]);
-    expect(bad.status).not.toBe(0);
-    expect(bad.stderr.trim()).toBe('gsr: error: --task must be one of tg, mc, grounding, dap, got "xx"');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim()).toBe("gsr: error: option '--task <task>' argument 'xx' is invalid. Allowed choices are tg, mc, grounding, dap.");
   });
 });

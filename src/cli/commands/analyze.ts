@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { GsrError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import { notice } from '../../util/log.js';
-import { action, parseNumber, parsePositiveInt, printJson } from '../action.js';
+import { action, printJson } from '../action.js';
+import { collect, parseNumber, parsePositiveInt, parseSeed } from '../parsers.js';
 
 interface RegressionOptions {
   data?: string[];
@@ -16,8 +17,6 @@ interface RegressionOptions {
   influence?: boolean;
   rounding?: number;
 }
-
-const collect = (value: string, prev: string[] = []) => [...prev, value];
 
 // The statistics libraries take a while to load; load them only when a command runs (and the
 // renderer only for --plot).
@@ -34,7 +33,7 @@ export function registerAnalyze(program: Command): void {
     .option('--x <col>', 'regressor (repeatable): a CSV column, or a metric such as grounding:whatsup-a/subject', collect)
     .option('--label <col>', 'CSV column naming each row (default: first other column; with several files, the first file\'s first column)')
     .option('--influence', 'leave-one-out table: slope and p without each model, and its Cook\'s distance')
-    .option('--rounding <half-unit>', 'slope and p ranges when every value may be off by this much (0.05 for one printed decimal)', parseNumber('--rounding'))
+    .option('--rounding <half-unit>', 'slope and p ranges when every value may be off by this much (0.05 for one printed decimal)', parseNumber)
     .option('--json', 'print only JSON on stdout')
     .option('--plot <file>', 'write the scatter with fitted line and 95% band (.svg or .png)')
     .option('--out <file>', 'also write the JSON result to this file')
@@ -129,15 +128,15 @@ export function registerAnalyze(program: Command): void {
   analyze
     .command('power')
     .description('Monte-Carlo power and false-positive rate of the cross-model regression (p < alpha)')
-    .option('--models <k>', 'number of models (with --grounding LOW:HIGH: evenly spaced)', parsePositiveInt('--models'))
+    .option('--models <k>', 'number of models (with --grounding LOW:HIGH: evenly spaced)', parsePositiveInt)
     .option('--grounding <low:high|v1,v2,...>', "the models' true grounding, %: a range spread evenly over --models, or one value per model")
-    .requiredOption('--effect <slope>', 'true slope: reasoning points per grounding point (0: no effect)', parseNumber('--effect'))
-    .requiredOption('--noise <sd>', "SD of the models' reasoning around the line, % points", parseNumber('--noise'))
-    .option('--items <n>', 'items behind each measured accuracy (adds binomial measurement error to both)', parsePositiveInt('--items'))
-    .option('--reasoning-mean <pct>', 'mean reasoning accuracy at the mean grounding (default 50)', parseNumber('--reasoning-mean'))
-    .option('--alpha <a>', 'significance level (default 0.05)', parseNumber('--alpha'))
-    .option('--simulations <n>', 'simulated studies (default 10000)', parsePositiveInt('--simulations'))
-    .option('--seed <n>', 'seed (default 0)', parseNumber('--seed'))
+    .requiredOption('--effect <slope>', 'true slope: reasoning points per grounding point (0: no effect)', parseNumber)
+    .requiredOption('--noise <sd>', "SD of the models' reasoning around the line, % points", parseNumber)
+    .option('--items <n>', 'items behind each measured accuracy (adds binomial measurement error to both)', parsePositiveInt)
+    .option('--reasoning-mean <pct>', 'mean reasoning accuracy at the mean grounding (default 50)', parseNumber)
+    .option('--alpha <a>', 'significance level (default 0.05)', parseNumber)
+    .option('--simulations <n>', 'simulated studies (default 10000)', parsePositiveInt)
+    .option('--seed <n>', 'seed (default 0)', parseSeed)
     .option('--json', 'print only JSON on stdout')
     .action(
       action(async (o: { models?: number; grounding?: string; effect: number; noise: number; items?: number; reasoningMean?: number; alpha?: number; simulations?: number; seed?: number; json?: boolean }) => {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { action, parseNumber, parsePositiveInt, printJson } from '../action.js';
+import { action, printJson } from '../action.js';
+import { choiceOption, collect, deprecatedOption, parseNumber, parsePositiveInt } from '../parsers.js';
 import type { AnnotateTarget } from '../../annotate/index.js';
 import type { Device } from '../../perception/types.js';
 import { GsrError } from '../../util/errors.js';
@@ -26,16 +27,12 @@ interface AnnotateCliOptions {
   param: string[];
   out?: string;
   overlays?: boolean;
-  restart?: boolean;
+  force?: boolean;
   retryFailed?: boolean;
   json?: boolean;
 }
 
 const DEVICES = ['auto', 'cpu', 'cuda'];
-
-function collectParam(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
 
 /** Model parameters from the threshold flags and `--param key=value` (numbers where they parse). */
 function modelParams(o: AnnotateCliOptions): Record<string, number | string> {
@@ -70,32 +67,41 @@ async function targetsFor(images: string[], o: AnnotateCliOptions): Promise<Anno
 const orNull = (id: string) => (id === 'none' ? null : id);
 
 export function registerAnnotate(program: Command): void {
-  const cmd = program
-    .command('annotate')
-    .description('Auto-annotate images: boxes, masks and depth for every named object')
+  const group = program.command('annotate').description('Auto-annotate images (boxes, masks, depth) and measure annotation quality');
+  // `gsr annotate <images...|--manifest>` (no subcommand) was the spelling before `annotate run`; it
+  // still runs `run`, with a notice, for one release.
+  group.hook('preSubcommand', (thisCommand, subcommand) => {
+    if (thisCommand.args.length === 0) thisCommand.help({ error: true });
+    if (subcommand.name() === 'run' && thisCommand.args[0] !== 'run') {
+      notice('"gsr annotate IMAGES|--manifest ..." is deprecated and will be removed in the next release; use "gsr annotate run ..."');
+    }
+  });
+  const run = group
+    .command('run', { isDefault: true })
+    .description('Annotate images: boxes, masks and depth for every named object')
     .argument('[images...]', 'image files to annotate (with --objects), instead of --manifest')
     .option('--manifest <file>', 'manifest (JSONL) whose items name the subject and object')
     .option('--objects <list>', 'for image files: "subject,object" (the first is the subject)')
     .option('--detector <id>', 'detector model id', 'grounding-dino-tiny')
     .option('--segmenter <id>', 'segmenter model id, or none', 'none')
     .option('--depth <id>', 'depth model id, or none', 'none')
-    .option('--device <device>', 'auto (CUDA if available, else CPU), cpu or cuda', 'auto')
-    .option('--batch <n>', 'images decoded ahead of the models', parsePositiveInt('--batch'), 2)
-    .option('--threads <n>', 'onnxruntime intra-op threads (default: its choice)', parsePositiveInt('--threads'))
+    .addOption(choiceOption('--device <device>', 'auto (CUDA if available, else CPU), cpu or cuda', DEVICES, 'auto'))
+    .option('--batch <n>', 'images decoded ahead of the models', parsePositiveInt, 2)
+    .option('--threads <n>', 'onnxruntime intra-op threads (default: its choice)', parsePositiveInt)
     .option('--models-dir <dir>', 'folder holding the model files', 'models')
-    .option('--box-threshold <x>', 'detector box threshold (GroundingDINO default 0.35)', parseNumber('--box-threshold'))
-    .option('--text-threshold <x>', 'detector text threshold (GroundingDINO default 0.25)', parseNumber('--text-threshold'))
-    .option('--score-threshold <x>', 'closed-vocabulary detector score threshold', parseNumber('--score-threshold'))
-    .option('--param <key=value>', 'other model parameter (repeatable)', collectParam, [])
+    .option('--box-threshold <x>', 'detector box threshold (GroundingDINO default 0.35)', parseNumber)
+    .option('--text-threshold <x>', 'detector text threshold (GroundingDINO default 0.25)', parseNumber)
+    .option('--score-threshold <x>', 'closed-vocabulary detector score threshold', parseNumber)
+    .option('--param <key=value>', 'other model parameter (repeatable)', collect, [])
     .option('--out <dir>', 'output folder (annotations.json, depth/, overlays/, journal.jsonl); required')
     .option('--overlays', 'also draw boxes, masks and a depth heat-map to overlays/<id>.png')
-    .option('--restart', 'discard the journal of an earlier run in --out and start over')
+    .option('--force', 'start over: discard the journal of an earlier run in --out')
     .option('--retry-failed', 'annotate again the images an earlier run recorded as failed')
+    .option('--no-retry-failed', 'skip the images an earlier run recorded as failed (the default)')
     .option('--json', 'print the summary as JSON')
     .action(
       action(async (images: string[], o: AnnotateCliOptions) => {
         if (!o.out) throw new GsrError('--out DIR is required (the output folder)');
-        if (!DEVICES.includes(o.device)) throw new GsrError(`--device must be one of ${DEVICES.join(', ')}, got "${o.device}"`);
         const targets = await targetsFor(images, o);
         const { annotate } = await lib();
         const outDir = resolve(o.out);
@@ -127,7 +133,7 @@ export function registerAnnotate(program: Command): void {
             params: modelParams(o),
             batch: o.batch,
             overlays: o.overlays ?? false,
-            restart: o.restart ?? false,
+            restart: o.force ?? false,
             retryFailed: o.retryFailed ?? false,
             signal: controller.signal,
             progress,
@@ -152,18 +158,19 @@ export function registerAnnotate(program: Command): void {
       }),
     );
 
-  cmd
+  deprecatedOption(run, '--restart', '--force');
+
+  group
     .command('quality')
     .description('Compare auto-annotations with exact ground truth (e.g. from gsr dataset synth)')
     .requiredOption('--pred <file>', 'annotations.json written by gsr annotate')
     .requiredOption('--truth <file>', 'true annotations.json (e.g. a synthetic set)')
     .option('--json', 'print the report as JSON')
     .action(
-      action(async (o: { pred: string; truth: string; json?: boolean }, command: Command) => {
+      action(async (o: { pred: string; truth: string; json?: boolean }) => {
         const { annotationQuality, formatQualityReport, readCocoFile } = await lib();
         const report = annotationQuality(await readCocoFile(resolve(o.pred)), await readCocoFile(resolve(o.truth)));
-        // `annotate` has its own --json, which commander gives to the parent command.
-        if (o.json || command.parent?.opts().json) printJson(report);
+        if (o.json) printJson(report);
         else process.stdout.write(formatQualityReport(report) + '\n');
       }),
     );

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
-import { action, parsePositiveInt, printJson } from '../action.js';
+import type { Command } from 'commander';
+import { action, printJson } from '../action.js';
+import { choiceOption, integerIn, parsePositiveInt, parseSeed } from '../parsers.js';
 import { importWhatsupToManifest, synthesizeDataset, WHATSUP_FILES } from '../../datasets/index.js';
 import { notice } from '../../util/log.js';
 import { createProgress } from '../../util/progress.js';
@@ -21,18 +22,6 @@ function benchmarkCountTable(counts: Record<string, Record<string, number>>): st
   const line = (r: string[]) => `${r[0].padEnd(w0)}  ${r[1].padEnd(w1)}  ${r[2].padStart(5)}`;
   const total = rows.reduce((s, r) => s + Number(r[2]), 0);
   return [line(['task', 'levels', 'items']), ...rows.map(line), line(['total', '', String(total)])].join('\n');
-}
-
-function parseSeed(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new InvalidArgumentError(`--seed must be an integer in 0..4294967295, got "${value}"`);
-  return n;
-}
-
-function parseWorkers(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 64) throw new InvalidArgumentError(`--workers must be an integer in 0..64, got "${value}"`);
-  return n;
 }
 
 export function registerDataset(program: Command): void {
@@ -75,19 +64,18 @@ export function registerDataset(program: Command): void {
     .command('synth')
     .description('Render synthetic What\'sUp-like scenes with exact boxes, masks and depth')
     .requiredOption('--out <dir>', 'output folder (manifest.jsonl, images/, depth/, annotations.json)')
-    .requiredOption('--count <n>', 'number of scenes', parsePositiveInt('--count'))
+    .requiredOption('--count <n>', 'number of scenes', parsePositiveInt)
     .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
-    .option('--width <px>', 'image width', parsePositiveInt('--width'), 640)
-    .option('--height <px>', 'image height', parsePositiveInt('--height'), 480)
-    .option('--format <fmt>', 'image format: jpg or png', 'jpg')
-    .option('--workers <n>', 'render worker threads (0: in-process; default: one per CPU, at most 8)', parseWorkers)
+    .option('--width <px>', 'image width', parsePositiveInt, 640)
+    .option('--height <px>', 'image height', parsePositiveInt, 480)
+    .addOption(choiceOption('--format <fmt>', 'image format', ['jpg', 'png'], 'jpg'))
+    .option('--workers <n>', 'render worker threads (0: in-process; default: one per CPU, at most 8)', integerIn(0, 64))
     .option('--json', 'print the result as JSON')
     .action(
-      action(async (opts: { out: string; count: number; seed: number; width: number; height: number; format: string; workers?: number; json?: boolean }) => {
-        if (opts.format !== 'jpg' && opts.format !== 'png') throw new GsrError(`--format must be jpg or png, got "${opts.format}"`);
+      action(async (opts: { out: string; count: number; seed: number; width: number; height: number; format: 'jpg' | 'png'; workers?: number; json?: boolean }) => {
         const progress = createProgress('synth', opts.count, 'scenes');
         const out = resolve(opts.out);
-        const r = await synthesizeDataset({ ...opts, out, format: opts.format, onScene: () => progress.tick() }).finally(() => progress.stop());
+        const r = await synthesizeDataset({ ...opts, out, onScene: () => progress.tick() }).finally(() => progress.stop());
         if (opts.json) {
           printJson({ out, ...r });
           return;

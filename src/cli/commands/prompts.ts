@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { action, parsePositiveInt, printJson } from '../action.js';
+import { action, printJson } from '../action.js';
+import { choiceOption, parsePositiveInt } from '../parsers.js';
 import { buildPromptFile, type PromptTask } from '../../prompts/index.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
@@ -16,25 +17,22 @@ export function registerPrompts(program: Command): void {
     .command('prompts')
     .description('Build TG, MC, grounding and depth-augmented prompts from a manifest')
     .requiredOption('--manifest <file>', 'manifest (JSONL)')
-    .requiredOption('--task <task>', `prompt type: ${TASKS.join(', ')}`)
+    .addOption(choiceOption('--task <task>', 'prompt type', TASKS).makeOptionMandatory())
     .requiredOption('--out <file>', 'prompt file to write (JSONL)')
     .option('--annotations <file>', 'COCO annotation file with depth (required for --task dap)')
-    .option('--permutations <n>', 'rotations per item (default: one per option, CircularEval)', parsePositiveInt('--permutations'))
+    .option('--permutations <n>', 'rotations per item (default: one per option, CircularEval)', parsePositiveInt)
     .option('--templates <file>', 'YAML/JSON template overrides (top level for all models, models.<name> per model)')
     .option('--model <name>', 'use the templates of models.<name> in --templates')
-    .option('--base <task>', 'DAP: base prompt, tg or mc', 'mc')
-    .option('--depth-stat <stat>', 'DAP: median or mean depth inside the mask', 'median')
+    .addOption(choiceOption('--base <task>', 'DAP: base prompt', ['tg', 'mc'], 'mc'))
+    .addOption(choiceOption('--depth-stat <stat>', 'DAP: depth inside the mask', ['median', 'mean'], 'median'))
     .option('--splits <list>', 'keep only these splits (comma-separated)')
     .option('--relations <list>', 'keep only these relations (comma-separated, e.g. front,behind)')
     .option('--json', 'print the summary as JSON')
     .action(
-      action(async (o: { manifest: string; task: string; out: string; annotations?: string; permutations?: number; templates?: string; model?: string; base: string; depthStat: string; splits?: string; relations?: string; json?: boolean }) => {
-        if (!TASKS.includes(o.task as PromptTask)) throw new GsrError(`--task must be one of ${TASKS.join(', ')}, got "${o.task}"`);
-        if (o.base !== 'tg' && o.base !== 'mc') throw new GsrError(`--base must be tg or mc, got "${o.base}"`);
-        if (o.depthStat !== 'median' && o.depthStat !== 'mean') throw new GsrError(`--depth-stat must be median or mean, got "${o.depthStat}"`);
+      action(async (o: { manifest: string; task: PromptTask; out: string; annotations?: string; permutations?: number; templates?: string; model?: string; base: 'tg' | 'mc'; depthStat: 'median' | 'mean'; splits?: string; relations?: string; json?: boolean }) => {
         if (o.model !== undefined && o.templates === undefined) throw new GsrError('--model selects templates and needs --templates FILE');
         const r = await buildPromptFile({
-          manifest: o.manifest, task: o.task as PromptTask, out: resolve(o.out), annotations: o.annotations, permutations: o.permutations,
+          manifest: o.manifest, task: o.task, out: resolve(o.out), annotations: o.annotations, permutations: o.permutations,
           templatesFile: o.templates, model: o.model, baseTask: o.base, depthStat: o.depthStat, splits: list(o.splits), relations: list(o.relations),
         });
         for (const s of r.skipped.slice(0, 20)) notice(`skipped ${s.item}: ${s.reason}`);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
-import { action, parsePositiveInt } from '../action.js';
+import { action } from '../action.js';
+import { deprecatedOption, parsePositiveInt, parseSeed } from '../parsers.js';
 
 interface ReportCliOptions {
   results: string[];
@@ -15,18 +15,12 @@ interface ReportCliOptions {
   resamples?: number;
   galleryPerGroup?: number;
   thumbSize?: number;
-  regressionY?: string;
-  regressionX?: string;
-}
-
-function parseSeed(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < 0) throw new GsrError(`--seed must be a non-negative integer, got "${value}"`);
-  return n;
+  y?: string;
+  x?: string;
 }
 
 export function registerReport(program: Command): void {
-  program
+  const report = program
     .command('report')
     .description('Write a self-contained HTML report with tables, plots and an image gallery')
     .requiredOption('--results <dir...>', 'results folders, one per model')
@@ -37,11 +31,11 @@ export function registerReport(program: Command): void {
     .option('--prompts <file>', 'prompts JSONL to show prompt texts in the gallery (matched by key)')
     .option('--title <text>', 'page title')
     .option('--seed <n>', 'bootstrap seed (default 0)', parseSeed)
-    .option('--resamples <n>', 'bootstrap resamples (default 2000)', parsePositiveInt('--resamples'))
-    .option('--gallery-per-group <n>', 'gallery entries per model/kind/split/verdict (default 6)', parsePositiveInt('--gallery-per-group'))
-    .option('--thumb-size <px>', 'longest side of gallery images (default 360)', parsePositiveInt('--thumb-size'))
-    .option('--regression-y <metric>', 'regression response (default reasoning:whatsup-a:circular)')
-    .option('--regression-x <metric>', 'regression regressor (default grounding:whatsup-a/subject)')
+    .option('--resamples <n>', 'bootstrap resamples (default 2000)', parsePositiveInt)
+    .option('--gallery-per-group <n>', 'gallery entries per model/kind/split/verdict (default 6)', parsePositiveInt)
+    .option('--thumb-size <px>', 'longest side of gallery images (default 360)', parsePositiveInt)
+    .option('--y <metric>', 'regression response (default reasoning:whatsup-a:circular)')
+    .option('--x <metric>', 'regression regressor (default grounding:whatsup-a/subject)')
     .action(
       action(async (o: ReportCliOptions) => {
         // Loaded here: the report pulls in vega and the statistics, which are slow to load.
@@ -59,10 +53,13 @@ export function registerReport(program: Command): void {
           resamples: o.resamples,
           perGroup: o.galleryPerGroup,
           thumbSize: o.thumbSize,
-          regressionY: o.regressionY,
-          regressionX: o.regressionX,
+          regressionY: o.y,
+          regressionX: o.x,
         });
         notice(`wrote ${o.out} (${results.length} model(s))`);
       }),
     );
+  // Before `analyze` and `report` shared one spelling.
+  deprecatedOption(report, '--regression-y <metric>', '--y');
+  deprecatedOption(report, '--regression-x <metric>', '--x');
 }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
+import { deprecatedOption } from '../parsers.js';
 import { exportResponses, importResponses, RunStore } from '../../mllm/index.js';
 import { notice } from '../../util/log.js';
 
@@ -28,20 +29,20 @@ export function registerResponses(program: Command): void {
       }),
     );
 
-  responses
+  const importCmd = responses
     .command('import')
     .description("Bring another harness's predictions into a run store")
     .argument('<file>', 'JSONL: key (or item/task/rotation/role with --prompts), output, optional status/error/latency_ms')
     .requiredOption('--model <name>', 'model name to store them under')
     .requiredOption('--store <file>', 'run store (SQLite)')
     .option('--prompts <file>', 'prompt file: check keys, copy item/permutation/role, match lines without key')
-    .option('--replace', 'overwrite responses already stored as ok')
+    .option('--force', 'overwrite responses already stored as ok')
     .option('--json', 'print the summary as JSON')
     .action(
-      action(async (file: string, o: { model: string; store: string; prompts?: string; replace?: boolean; json?: boolean }) => {
+      action(async (file: string, o: { model: string; store: string; prompts?: string; force?: boolean; json?: boolean }) => {
         const store = RunStore.open(resolve(o.store));
         try {
-          const r = await importResponses(store, { file, model: o.model, prompts: o.prompts, replace: o.replace });
+          const r = await importResponses(store, { file, model: o.model, prompts: o.prompts, replace: o.force });
           for (const line of r.invalid_lines) notice(`skipped ${line}`);
           if (o.json) return printJson(r);
           process.stdout.write(`imported ${r.imported} responses for ${r.model} (settings ${r.settings_id}); kept ${r.kept} already ok; ${r.invalid} invalid lines skipped\n`);
@@ -50,6 +51,7 @@ export function registerResponses(program: Command): void {
         }
       }),
     );
+  deprecatedOption(importCmd, '--replace', '--force');
 
   responses
     .command('status')

@@ -1,19 +1,11 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { action, parseNumber, parsePositiveInt, printJson } from '../action.js';
+import { action, printJson } from '../action.js';
+import { choiceOption, parseNonNegativeInt, parseNumber, parsePositiveInt, parseSeed } from '../parsers.js';
 import { answerers, RunStore, runPrompts, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
 import { sha256File } from '../../util/hash.js';
-import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
 import { createProgress, type Progress } from '../../util/progress.js';
-
-function parseNonNegativeInt(flag: string): (value: string) => number {
-  return (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 0) throw new GsrError(`${flag} must be a non-negative integer, got "${value}"`);
-    return n;
-  };
-}
 
 interface RunFlags {
   prompts: string;
@@ -33,7 +25,7 @@ interface RunFlags {
   seed?: number;
   annotations?: string;
   boxFormat?: string;
-  retryFailed: boolean;
+  retryFailed?: boolean;
   limit?: number;
   json?: boolean;
 }
@@ -54,22 +46,23 @@ export function registerRun(program: Command): void {
     .requiredOption('--prompts <file>', 'prompt file (JSONL) from `gsr prompts`')
     .requiredOption('--model <name>', 'model name (sent to the endpoint, and the store key)')
     .requiredOption('--store <file>', 'run store (SQLite); re-running resumes it')
-    .option('--answerer <kind>', 'openai (Chat Completions) or a baseline: random, always-first, geometric', 'openai')
+    .addOption(choiceOption('--answerer <kind>', 'openai (Chat Completions) or a baseline', answerers.names(), 'openai'))
     .option('--base-url <url>', 'endpoint root, e.g. http://localhost:8000/v1')
     .option('--api-key-env <var>', 'environment variable holding the API key (the key is never stored or printed)')
-    .option('--concurrency <n>', 'requests in flight', parsePositiveInt('--concurrency'), 8)
-    .option('--timeout-ms <n>', 'per attempt, including the whole body', parsePositiveInt('--timeout-ms'), 120_000)
-    .option('--max-retries <n>', 'retries after the first attempt (timeouts, connection errors, 408/409/429/5xx)', parseNonNegativeInt('--max-retries'), 5)
-    .option('--retry-base-ms <n>', 'first backoff, doubled per retry', parsePositiveInt('--retry-base-ms'), 500)
-    .option('--retry-max-ms <n>', 'backoff cap', parsePositiveInt('--retry-max-ms'), 30_000)
-    .option('--temperature <t>', 'sampling temperature', parseNumber('--temperature'), 0)
-    .option('--max-tokens <n>', 'max_tokens of each answer', parsePositiveInt('--max-tokens'), 512)
-    .option('--top-p <p>', 'top_p', parseNumber('--top-p'))
-    .option('--seed <n>', 'sampling seed (and the random baseline seed)', parseNonNegativeInt('--seed'))
+    .option('--concurrency <n>', 'requests in flight', parsePositiveInt, 8)
+    .option('--timeout-ms <n>', 'per attempt, including the whole body', parsePositiveInt, 120_000)
+    .option('--max-retries <n>', 'retries after the first attempt (timeouts, connection errors, 408/409/429/5xx)', parseNonNegativeInt, 5)
+    .option('--retry-base-ms <n>', 'first backoff, doubled per retry', parsePositiveInt, 500)
+    .option('--retry-max-ms <n>', 'backoff cap', parsePositiveInt, 30_000)
+    .option('--temperature <t>', 'sampling temperature', parseNumber, 0)
+    .option('--max-tokens <n>', 'max_tokens of each answer', parsePositiveInt, 512)
+    .option('--top-p <p>', 'top_p', parseNumber)
+    .option('--seed <n>', 'sampling seed (and the random baseline seed)', parseSeed)
     .option('--annotations <file>', 'COCO annotations (geometric baseline)')
     .option('--box-format <fmt>', 'box format the geometric baseline writes')
+    .option('--retry-failed', 'ask again the prompts whose stored response failed (the default)')
     .option('--no-retry-failed', 'do not ask again prompts whose stored response failed')
-    .option('--limit <n>', 'send at most this many prompts (smoke runs)', parsePositiveInt('--limit'))
+    .option('--limit <n>', 'send at most this many prompts (smoke runs)', parsePositiveInt)
     .option('--json', 'print the summary as JSON')
     .action(
       action(async (o: RunFlags) => {
@@ -95,7 +88,7 @@ export function registerRun(program: Command): void {
         try {
           const summary = await runPrompts({
             prompts: o.prompts, store, answerer, settings, concurrency: o.concurrency, timeoutMs: o.timeoutMs,
-            retry: { maxRetries: o.maxRetries, baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs }, retryFailed: o.retryFailed, limit: o.limit, signal: controller.signal,
+            retry: { maxRetries: o.maxRetries, baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs }, retryFailed: o.retryFailed ?? true, limit: o.limit, signal: controller.signal,
             onStart: ({ toSend }) => (progress = createProgress(o.model, toSend, 'prompts')),
             onResult: (e) => progress.tick(1, e.status === 'failed'),
           });

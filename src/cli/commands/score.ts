@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { action, parseNumber, printJson } from '../action.js';
+import { action, printJson } from '../action.js';
+import { choiceOption, fromLibrary, numberIn } from '../parsers.js';
 import { readCocoFile } from '../../formats/coco.js';
 import { readPromptFile } from '../../formats/prompts.js';
 import { readResponseFile } from '../../formats/responses.js';
@@ -43,19 +44,18 @@ export function registerScore(program: Command): void {
     .description('CircularEval and VanillaEval accuracy of TG, MC or DAP responses (Table 1)')
     .requiredOption('--prompts <file>', 'prompts (JSONL) the responses answer')
     .requiredOption('--responses <file>', 'responses (JSONL: key, output, status)')
-    .option('--mode <mode>', `circular, vanilla or both`, 'both')
+    .addOption(choiceOption('--mode <mode>', 'circular, vanilla or both', MODES, 'both'))
     .option('--model <name>', 'score only this model (needed when the file holds several)')
     .option('--out <dir>', 'results folder (default results/<model>)')
     .option('--json', 'print the result JSON on stdout')
     .action(
-      action(async (o: { prompts: string; responses: string; mode: string; model?: string; out?: string; json?: boolean }) => {
-        if (!MODES.includes(o.mode as ReasoningMode)) throw new GsrError(`--mode must be one of ${MODES.join(', ')}, got "${o.mode}"`);
+      action(async (o: { prompts: string; responses: string; mode: ReasoningMode; model?: string; out?: string; json?: boolean }) => {
         const skipped: SkippedRecord[] = [];
         const prompts = await readPromptFile(o.prompts, skipped);
         const responses = await readResponseFile(o.responses, skipped);
         reportSkipped(skipped);
         if (prompts.length === 0) throw new GsrError(`${o.prompts}: no prompt records`);
-        const { result, items } = scoreReasoning(prompts, responses, { mode: o.mode as ReasoningMode, model: o.model });
+        const { result, items } = scoreReasoning(prompts, responses, { mode: o.mode, model: o.model });
         if (items.length === 0) throw new GsrError(`${o.prompts}: no TG, MC or DAP prompts (grounding prompts are scored by "gsr score grounding")`);
         if (result.unmatched_responses > 0) notice(`${result.unmatched_responses} responses match no prompt key (ignored)`);
         const dir = resolve(o.out ?? join('results', folderName(result.model)));
@@ -73,26 +73,22 @@ export function registerScore(program: Command): void {
     .description('G-Score: IoU of the MLLM boxes with the annotation boxes (Table 2)')
     .requiredOption('--responses <file>', 'grounding responses (JSONL: key, output, item, role)')
     .requiredOption('--annotations <file>', 'COCO annotation file (images[].item_id, annotations[].role)')
-    .option('--iou <t>', 'IoU threshold for a hit', parseNumber('--iou'), 0.5)
-    .option('--box-format <name>', `${[...BOX_FORMATS, 'auto'].join(', ')} (default: from the model name, else auto)`)
-    .option('--image-size <spec>', 'qwen2.5-vl input size: WxH, or smart-resize[:minPixels:maxPixels] per image (default smart-resize)')
+    .option('--iou <t>', 'IoU threshold for a hit, in (0, 1]', numberIn(0, 1), 0.5)
+    .addOption(choiceOption('--box-format <name>', 'box format (default: from the model name, else auto)', [...BOX_FORMATS, 'auto']))
+    .option('--image-size <spec>', 'qwen2.5-vl input size: WxH, or smart-resize[:minPixels:maxPixels] per image (default smart-resize)', fromLibrary(parseInputSizeSpec))
     .option('--llava-padded', 'llava: boxes are relative to the padded square image (LLaVA-1.5)')
     .option('--model <name>', 'score only this model (needed when the file holds several)')
     .option('--out <dir>', 'results folder (default results/<model>)')
     .option('--json', 'print the result JSON on stdout')
     .action(
-      action(async (o: { responses: string; annotations: string; iou: number; boxFormat?: string; imageSize?: string; llavaPadded?: boolean; model?: string; out?: string; json?: boolean }) => {
-        if (!(o.iou > 0 && o.iou <= 1)) throw new GsrError(`--iou must be in (0, 1], got ${o.iou}`);
-        if (o.boxFormat !== undefined && o.boxFormat !== 'auto' && !(BOX_FORMATS as readonly string[]).includes(o.boxFormat)) {
-          throw new GsrError(`--box-format must be one of ${[...BOX_FORMATS, 'auto'].join(', ')}, got "${o.boxFormat}"`);
-        }
-        const inputSize = o.imageSize === undefined ? undefined : parseInputSizeSpec(o.imageSize);
+      action(async (o: { responses: string; annotations: string; iou: number; boxFormat?: BoxFormatOption; imageSize?: ReturnType<typeof parseInputSizeSpec>; llavaPadded?: boolean; model?: string; out?: string; json?: boolean }) => {
+        const inputSize = o.imageSize;
         const skipped: SkippedRecord[] = [];
         const responses = await readResponseFile(o.responses, skipped);
         reportSkipped(skipped);
         const coco = await readCocoFile(o.annotations);
         const model = o.model ?? responses.find((r) => r.role)?.model ?? 'unknown';
-        let boxFormat = o.boxFormat as BoxFormatOption | undefined;
+        let boxFormat = o.boxFormat;
         if (boxFormat === undefined) {
           boxFormat = boxFormatForModel(model) ?? 'auto';
           notice(`box format: ${boxFormat} (${boxFormat === 'auto' ? `no rule for model "${model}"; guessing per answer` : `declared for model "${model}"`})`);

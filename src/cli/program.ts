@@ -1,0 +1,42 @@
+import { Command } from 'commander';
+import { registerDataset } from './commands/dataset.js';
+import { registerModels } from './commands/models.js';
+import { registerAnnotate } from './commands/annotate.js';
+import { registerPrompts } from './commands/prompts.js';
+import { registerRun } from './commands/run.js';
+import { registerResponses } from './commands/responses.js';
+import { registerScore } from './commands/score.js';
+import { registerAnalyze } from './commands/analyze.js';
+import { registerReport } from './commands/report.js';
+import { registerPipeline } from './commands/pipeline.js';
+import { VERSION } from '../util/version.js';
+
+/** Exit code of usage errors (bad option values, unknown options or commands, missing arguments). */
+export const USAGE_EXIT_CODE = 2;
+
+/**
+ * The `gsr` command tree. Commander errors are thrown as CommanderError (exitOverride) rather than
+ * exiting, so main.ts decides the exit code and tests can parse in-process.
+ */
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('gsr')
+    .description('gsr-bench: grounded spatial reasoning evaluation of multimodal LLMs')
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(`gsr: ${str}`) });
+
+  // Groups in data-flow order; subcommands inherit exitOverride and the output settings.
+  registerDataset(program);
+  registerModels(program);
+  registerAnnotate(program);
+  registerPrompts(program);
+  registerRun(program);
+  registerResponses(program);
+  registerScore(program);
+  registerAnalyze(program);
+  registerReport(program);
+  registerPipeline(program);
+  return program;
+}
