@@ -145,9 +145,11 @@ export function resizePilRgb(
   // Only the source rows the vertical pass reads (PIL's ybox_first .. ybox_last).
   let y0 = yt ? sh : 0;
   let y1 = yt ? 0 : sh;
-  for (let y = 0; yt && y < dh; y++) {
-    y0 = Math.min(y0, yt.start[y]!);
-    y1 = Math.max(y1, yt.start[y]! + yt.count[y]!);
+  if (yt) {
+    for (let y = 0; y < dh; y++) {
+      y0 = Math.min(y0, yt.start[y]!);
+      y1 = Math.max(y1, yt.start[y]! + yt.count[y]!);
+    }
   }
   const rows = src.subarray(y0 * sw * 3, y1 * sw * 3);
   const rowLen = dw * 3;

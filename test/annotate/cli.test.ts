@@ -32,19 +32,19 @@ describe('gsr annotate (CLI) on the real photos with the real FastestDet', () =>
     expect(new Set(coco.images.map((i) => i.id)).size).toBe(16);
     for (const img of coco.images) expect(img.width * img.height).toBeGreaterThan(100_000);
     const imageIds = new Set(coco.images.map((i) => i.id));
-    const categoryIds = new Set(coco.categories.map((c) => c.id));
+    const categoryIds = new Set(coco.categories!.map((c) => c.id));
     for (const a of coco.annotations) {
       expect(imageIds.has(a.image_id)).toBe(true);
-      expect(categoryIds.has(a.category_id)).toBe(true);
+      expect(categoryIds.has(a.category_id!)).toBe(true);
       expect(a.iscrowd).toBe(0);
-      expect(Math.abs(a.area - a.bbox[2] * a.bbox[3])).toBeLessThan(1 + 0.001 * a.area); // box area, bbox rounded to 0.01 px
+      expect(Math.abs(a.area!! - a.bbox[2] * a.bbox[3])).toBeLessThan(1 + 0.001 * a.area!!); // box area, bbox rounded to 0.01 px
     }
-    expect(coco.info.models).toEqual([
+    expect(coco.info!.models).toEqual([
       expect.objectContaining({ id: 'fastestdet', task: 'detection', sha256: '31cb14c017fce347cb4c846ec62fdf00d76bb3beecdf4be21e7116ac67feb880' }),
     ]);
-    expect(coco.info.models![0].files![0].matches_manifest).toBe(true);
-    expect(coco.info.thresholds).toMatchObject({ score_threshold: 0.2, nms_iou: 0.45 });
-    expect(coco.info.device).toBe('cpu');
+    expect(coco.info!.models![0].files![0].matches_manifest).toBe(true);
+    expect(coco.info!.thresholds).toMatchObject({ score_threshold: 0.2, nms_iou: 0.45 });
+    expect(coco.info!.device).toBe('cpu');
     // Every object asked for is either annotated or listed as missing.
     const asked = coco.images.reduce((n, i) => n + coco.annotations.filter((a) => a.image_id === i.id).length + (i.missing?.length ?? 0), 0);
     expect(asked).toBe(summary.objects_found as number + (summary.objects_not_found as number));

@@ -5,7 +5,7 @@ import { decodeDepthPng, encodeDepthPng, quantizeDepth } from '../../src/formats
 describe('depth PNG', () => {
   it('stores metric depth in millimetres as 16-bit grey and reads it back', async () => {
     const data = new Float32Array([0.5, 1.234, 65.535, 80, NaN, -1]);
-    const { png, scale } = await encodeDepthPng({ data, width: 3, height: 2, unit: 'm', larger: 'farther' });
+    const { png, scale } = await encodeDepthPng({ data, width: 3, height: 2, unit: 'm' });
     expect(scale).toBe(0.001);
     const meta = await sharp(png).metadata();
     expect(meta).toMatchObject({ format: 'png', width: 3, height: 2, depth: 'ushort', channels: 1 });

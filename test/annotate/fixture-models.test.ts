@@ -78,8 +78,8 @@ describe('gsr annotate with fixture GroundingDINO + SAM + metric depth', () => {
     expect(mug.runners_up![0].score).toBeCloseTo(0.5, 5);
     expect(table).toMatchObject({ role: 'object', phrase: 'table' });
     table.bbox.forEach((v, i) => expect(v).toBeCloseTo([0, 180, 400, 120][i], 1));
-    expect(coco.info.thresholds).toMatchObject({ box_threshold: 0.35, text_threshold: 0.25 });
-    expect(coco.info.models!.map((m) => [m.id, m.task, m.sha256?.length])).toEqual([
+    expect(coco.info!.thresholds).toMatchObject({ box_threshold: 0.35, text_threshold: 0.25 });
+    expect(coco.info!.models!.map((m) => [m.id, m.task, m.sha256?.length])).toEqual([
       ['grounding-dino-tiny', 'detection', 64],
       ['slimsam-77-uniform', 'segmentation', 64],
       ['depth-anything-v2-metric-indoor-small', 'depth', 64],
@@ -109,7 +109,7 @@ describe('gsr annotate with fixture GroundingDINO + SAM + metric depth', () => {
     expect(mug.depth).toMatchObject({ unit: 'm', region: 'mask' });
     expect(mug.depth!.median).toBeCloseTo(fixtureDepth(255), 2);
     expect(table.depth!.median).toBeCloseTo(fixtureDepth(128), 2);
-    expect(coco.info.depth).toEqual({ unit: 'm', scale: 0.001, larger: 'farther' });
+    expect(coco.info!.depth).toEqual({ unit: 'm', scale: 0.001, larger: 'farther' });
     const img = coco.images[0];
     expect(img).toMatchObject({ item_id: 'scene', width: W, height: H, depth_file: 'depth/scene.png', depth_scale: 0.001, overlay_file: 'overlays/scene.png' });
     const { data, info } = await sharp(join(out, img.depth_file!)).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true });

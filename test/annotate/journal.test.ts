@@ -108,8 +108,8 @@ describe('writeAnnotationsFromJournal', () => {
     const summary = await writeAnnotationsFromJournal(path, out, info);
     expect(summary).toEqual({ images_done: 2, images_failed: 1, objects_found: 3, objects_not_found: 1 });
     const coco = JSON.parse(readFileSync(out, 'utf8')) as CocoFile;
-    expect(coco.info.device).toBe('cpu');
-    expect(coco.info.failures).toEqual([{ item_id: 'c', file: '/x/c.jpg', error: 'cannot decode image' }]);
+    expect(coco.info!.device).toBe('cpu');
+    expect(coco.info!.failures).toEqual([{ item_id: 'c', file: '/x/c.jpg', error: 'cannot decode image' }]);
     expect(coco.images.map((i) => [i.id, i.item_id])).toEqual([
       [1, 'b'],
       [2, 'a'],
@@ -134,7 +134,7 @@ describe('writeAnnotationsFromJournal', () => {
     j.close();
     await writeAnnotationsFromJournal(path, join(dir, 'annotations.json'), info);
     const coco = JSON.parse(readFileSync(join(dir, 'annotations.json'), 'utf8')) as CocoFile;
-    expect(coco.info.depth).toEqual({ unit: 'relative-inverse', larger: 'nearer', scale: 0, scale_per_image: true });
+    expect(coco.info!.depth).toEqual({ unit: 'relative-inverse', larger: 'nearer', scale: 0, scale_per_image: true });
   });
 
   it('writes a valid empty file for an empty journal', async () => {

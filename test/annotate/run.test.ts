@@ -46,7 +46,7 @@ describe('annotate with test-double models', () => {
       summary: { images_done: 1 },
       failures: [],
     });
-    expect(coco.info.models).toEqual([
+    expect(coco.info!.models).toEqual([
       { id: DOUBLE_DETECTOR, task: 'detection', sha256: 'ab'.repeat(32) },
       { id: DOUBLE_SEGMENTER, task: 'segmentation', sha256: null },
       { id: DOUBLE_DEPTH, task: 'depth', sha256: null },
@@ -124,7 +124,7 @@ describe('annotate with test-double models', () => {
       const img = coco.images.find((i) => i.item_id === id);
       if (x.expect === null) {
         expect(img, x.name).toBeUndefined();
-        const f = (coco.info.failures as Array<{ item_id: string; error: string }>).find((f) => f.item_id === id);
+        const f = (coco.info!.failures as Array<{ item_id: string; error: string }>).find((f) => f.item_id === id);
         expect(f?.error, x.name).toMatch(new RegExp(`cannot (decode|read) image ${x.name}`));
       } else {
         expect(img, x.name).toMatchObject(x.expect);
@@ -147,7 +147,7 @@ describe('annotate with test-double models', () => {
     const out = join(dir, 'out');
     const s = await annotate(options(targetsFromImages([a, b], [{ role: 'subject', phrase: 'left' }]), out, { detector: DOUBLE_DETECTOR_THROWS }));
     expect(s).toMatchObject({ images_done: 1, images_failed: 1, objects_not_found: 1 });
-    expect(readCoco(out).info.failures).toEqual([{ item_id: 'thirteen', file: a, error: 'model exploded on a 13-pixel-wide image' }]);
+    expect(readCoco(out).info!.failures).toEqual([{ item_id: 'thirteen', file: a, error: 'model exploded on a 13-pixel-wide image' }]);
   });
 
   it('resumes without redoing finished images, after an interruption', async () => {
@@ -178,7 +178,7 @@ describe('annotate with test-double models', () => {
     // A third run has nothing to do and does not even load the models; provenance is kept.
     const third = await annotate(options(targets, out, { detector: DOUBLE_DETECTOR, params }));
     expect(third).toMatchObject({ images_skipped: 6, images_processed: 0 });
-    expect(readCoco(out).info.models![0].sha256).toBe('ab'.repeat(32));
+    expect(readCoco(out).info!.models![0].sha256).toBe('ab'.repeat(32));
   });
 
   it('retries failed images only when asked', async () => {
@@ -190,6 +190,6 @@ describe('annotate with test-double models', () => {
     await writePng(p, 30, 30);
     expect(await annotate(options(targets, out))).toMatchObject({ images_failed: 1, images_processed: 0 });
     expect(await annotate(options(targets, out, { retryFailed: true }))).toMatchObject({ images_failed: 0, images_done: 1 });
-    expect(readCoco(out).info.failures).toEqual([]);
+    expect(readCoco(out).info!.failures).toEqual([]);
   });
 });

@@ -80,7 +80,7 @@ describe('gsr dataset synth', () => {
       const { rendered } = renderSyntheticScene(SEED, k, 640, 480);
       for (const [e, ann] of anns.entries()) {
         expect(ann.phrase).toBe(e === 0 ? items[k].subject : items[k].object);
-        expect(coco.categories.find((c) => c.id === ann.category_id)?.name).toBe(ann.phrase);
+        expect(coco.categories!.find((c) => c.id === ann.category_id)?.name).toBe(ann.phrase);
         const mask = rleDecode(ann.segmentation!);
         let area = 0;
         let mismatched = 0;

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ManifestItem } from '../../src/formats/manifest.js';
-import type { CocoFile } from '../../src/formats/coco.js';
+import type { AnnotationInfo, CocoFile } from '../../src/formats/coco.js';
 import { WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 
 /** A few real What'sUp items (images in data/whatsup-sample) as manifest records. */
@@ -42,7 +42,7 @@ export function writeManifest(dir: string, items: unknown[], extraLines: string[
 }
 
 /** A COCO file with depth for the two-object items given (subject nearer than object unless `far`). */
-export function depthAnnotations(items: ManifestItem[], depthInfo: CocoFile['info']['depth'] | null = { unit: 'm', scale: 0.001, larger: 'farther' }): CocoFile {
+export function depthAnnotations(items: ManifestItem[], depthInfo: AnnotationInfo['depth'] | null = { unit: 'm', scale: 0.001, larger: 'farther' }): CocoFile {
   const coco: CocoFile = {
     info: { tool: 'test', version: '0', date_created: '2026-01-01', source: 'auto', ...(depthInfo ? { depth: depthInfo } : {}) },
     images: [],
