@@ -52,7 +52,8 @@ function matrixRank(X: number[][]): number {
 }
 
 /**
- * Regresses y on the named columns of `x` by OLS, following DESIGN.md §7 (the statsmodels formulas):
+ * Regresses y on the named columns of `x` by OLS with the statsmodels formulas (docs/reference.md,
+ * "Statistics formulas"):
  * coef = pinv(X) y, df_resid = n - rank, se from sigma² (X'X)⁻¹, p = 2·tcdf(-|t|), CI with t.ppf.
  */
 export function ols(y: number[], x: Record<string, number[]>, options: OlsOptions = {}): OlsResult {

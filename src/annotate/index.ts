@@ -1,4 +1,4 @@
-/** Auto-annotation: run perception models over images and write COCO annotations (issue 4). */
+/** Auto-annotation: run perception models over images and write COCO annotations. */
 
 /** COCO annotation file types with gsr-bench's fields (role, phrase, score, mask_score, depth). */
 export type * from '../formats/coco.js';

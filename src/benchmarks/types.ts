@@ -2,7 +2,7 @@
  * The benchmark plug-in interface. A benchmark brings its items (imported or generated), builds
  * chat prompts from them (ordered text and image parts), extracts and judges answers in one or more
  * named scoring modes, answers with its own baselines, and describes its report tables. The shared
- * machinery (src/benchmarks/run.ts) does the files, keys, runner, aggregation and report around it.
+ * machinery (src/benchmarks/prompts-file.ts, score.ts) does the files, keys and aggregation around it.
  */
 import type { CellLike } from '../analysis/vsp.js';
 import type { BenchItem } from '../formats/bench-item.js';

@@ -1,5 +1,5 @@
 /**
- * Turns What'sUp records into manifest items (pure, no I/O). File formats: DESIGN.md §5.
+ * Turns What'sUp records into manifest items (pure, no I/O). File formats: docs/reference.md, "What'sUp files".
  * Controlled files hold `{image_path, caption_options}` with the correct caption first; QA files
  * hold `[image_id, correct, wrong]`.
  */

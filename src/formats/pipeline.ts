@@ -89,7 +89,7 @@ export const Model = z.strictObject({
   base_url: z.string().min(1).optional(),
   /** Environment variable holding the API key. */
   api_key_env: z.string().min(1).optional(),
-  /** Box format its grounding answers are parsed in (DESIGN.md §6). */
+  /** Box format its grounding answers are parsed in (docs/scoring.md, "Box formats"). */
   box_format: z.string().min(1).optional(),
   /** Template override file for this model. */
   templates: z.string().min(1).optional(),

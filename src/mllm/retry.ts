@@ -1,3 +1,4 @@
+import { errorMessage } from '../util/errors.js';
 import { AnswerError } from './errors.js';
 
 /** HTTP statuses worth another try (as openai-node): request timeout, conflict, rate limit, server errors. */
@@ -43,13 +44,12 @@ export function retryDelayMs(retry: number, policy: RetryPolicy, retryAfterMs?: 
   return exp / 2 + (random() * exp) / 2;
 }
 
-/** Normalises anything an answerer throws into retryability and a reason. */
+/**
+ * Normalises anything an answerer throws into retryability and a reason. Answerers say what is worth
+ * another try by throwing AnswerError (the OpenAI client wraps HTTP statuses and socket errors in
+ * it); anything else is a bug or a bad input and is not retried.
+ */
 export function classifyError(err: unknown): { retryable: boolean; reason: string; retryAfterMs?: number } {
   if (err instanceof AnswerError) return { retryable: err.retryable, reason: err.message, retryAfterMs: err.retryAfterMs };
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  // fetch reports connection failures as TypeError("fetch failed") with the socket error as cause.
-  if (e?.name === 'TypeError' && e.message === 'fetch failed') {
-    return { retryable: true, reason: `connection error: ${e.cause?.code ?? e.cause?.message ?? 'unknown'}` };
-  }
-  return { retryable: false, reason: e?.message ?? String(err) };
+  return { retryable: false, reason: errorMessage(err) };
 }

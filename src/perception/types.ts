@@ -1,6 +1,7 @@
 /**
- * Plug-in interfaces for perception models. Each port (src/perception/models/<id>/) keeps its
- * contract, pre-processing and post-processing together and registers a factory by name.
+ * Plug-in interfaces for perception models. Each port (one file in src/perception/models/) keeps its
+ * pre-processing and post-processing together and registers a factory by name; the I/O contract of
+ * each model id is in its manifest, models/<id>.json (docs/reference.md, "ONNX contracts").
  */
 import type { DepthUnit } from '../formats/coco.js';
 

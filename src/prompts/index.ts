@@ -1,4 +1,4 @@
-/** Prompt builders: TG, MC, grounding and depth-augmented prompts from a manifest (DESIGN.md §5). */
+/** Prompt builders: TG, MC, grounding and depth-augmented prompts from a manifest (docs/mllm.md). */
 export type { PromptRecord, PromptTask, AnyPrompt } from '../formats/prompts.js';
 /** Either prompt form as ordered chat parts. */
 export { isBenchPrompt, promptParts } from '../formats/prompts.js';

@@ -1,7 +1,7 @@
 import { GsrError } from '../util/errors.js';
 
 /**
- * CircularEval rotations (DESIGN.md §5): rotation r shows original option (i + r) mod k at position i.
+ * CircularEval rotations (docs/reference.md, "Evaluation semantics"): rotation r shows original option (i + r) mod k at position i.
  * `count` limits how many of the k rotations are used (the first `count`).
  */
 export function rotations(k: number, count: number = k): number[][] {

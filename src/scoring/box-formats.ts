@@ -1,5 +1,5 @@
 /**
- * How each MLLM family writes a box (DESIGN.md §6), as readers from text to an xyxy box in
+ * How each MLLM family writes a box (docs/scoring.md, "Box formats"), as readers from text to an xyxy box in
  * original-image pixels (before corner ordering and clipping, which parseBox applies to all).
  */
 import { afterKey, between, firstBoxNumbers, firstFour, integerTokens } from './box-text.js';

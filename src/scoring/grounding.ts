@@ -1,5 +1,5 @@
 /**
- * G-Score (DESIGN.md §5): for every annotated object (split x role), the MLLM's box is parsed and
+ * G-Score (docs/reference.md, "Evaluation semantics"): for every annotated object (split x role), the MLLM's box is parsed and
  * compared with the detector's box; a hit is IoU >= threshold (0.5 by default). Pure.
  *
  * - The population is the annotations: one object per image item and role (the highest-scoring

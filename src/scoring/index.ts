@@ -2,7 +2,7 @@
  * Scoring: MLLM box parsing, answer extraction, CircularEval / VanillaEval, G-Score, and the
  * results-folder writers. Everything except results-files is pure.
  */
-/** Box formats MLLMs answer in (DESIGN.md §6) and their readers. */
+/** Box formats MLLMs answer in (docs/scoring.md, "Box formats") and their readers. */
 export { BOX_FORMATS, BOX_READERS, type BoxFormat, type ReadContext } from './box-formats.js';
 /** parseBox: one answer -> one xyxy pixel box or a typed failure; `auto` rules and guessing. */
 export { parseBox, guessBoxFormat, AUTO_RULES, type ParseBoxOptions, type ParseBoxResult, type BoxFailure, type BoxFormatOption } from './box-parse.js';

@@ -1,4 +1,4 @@
-/** The box format a model family declares (DESIGN.md §6), chosen from the model name by written rules. */
+/** The box format a model family declares (docs/scoring.md, "Box formats"), chosen from the model name by written rules. */
 import type { BoxFormat } from './box-formats.js';
 
 /** Name patterns, most specific first; the first match decides. */

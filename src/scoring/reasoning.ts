@@ -1,5 +1,5 @@
 /**
- * CircularEval and VanillaEval over scored prompts (DESIGN.md §5). Pure: records in, result out.
+ * CircularEval and VanillaEval over scored prompts (docs/reference.md, "Evaluation semantics"). Pure: records in, result out.
  *
  * - A prompt is one item shown with one rotation of its options. Its answer is extracted (answer.ts)
  *   and is correct when it picks the shown position of the correct option.

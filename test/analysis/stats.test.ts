@@ -17,7 +17,7 @@ function closeToPrinted(actual: number, printed: number, digits: number): void {
 }
 
 describe('ols', () => {
-  it('matches the DESIGN.md §7 statsmodels reference case to 1e-9', () => {
+  it('matches the statsmodels reference case of docs/reference.md to 1e-9', () => {
     const x = [0.05, 0.12, 0.18, 0.22, 0.31, 0.35, 0.42, 0.5, 0.58];
     const y = [0.31, 0.36, 0.35, 0.44, 0.47, 0.52, 0.5, 0.61, 0.66];
     const fit = ols(y, { x });

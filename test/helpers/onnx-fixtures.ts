@@ -1,6 +1,6 @@
 /**
  * Tiny ONNX models with exactly the real exports' input/output names, dtypes and shapes
- * (DESIGN.md §4), computing known functions of their inputs so that the ports' decoding,
+ * (docs/reference.md, "ONNX contracts"), computing known functions of their inputs so that the ports' decoding,
  * thresholds, coordinate scaling, mask resizing and depth resizing can be checked exactly.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

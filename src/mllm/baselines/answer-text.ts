@@ -15,7 +15,7 @@ export function choiceText(prompt: PromptRecord, index: number): string {
   return prompt.options[index];
 }
 
-/** Box formats the baselines can write (names as in the box-format table of DESIGN.md §6). */
+/** Box formats the baselines can write (names as in the box-format table of docs/scoring.md). */
 export const BASELINE_BOX_FORMATS = ['qwen2-vl', 'llava'] as const;
 export type BaselineBoxFormat = (typeof BASELINE_BOX_FORMATS)[number];
 

@@ -1,5 +1,5 @@
 /**
- * GroundingDINO port (DESIGN.md §4): BERT-uncased tokens of one phrase per pass ("a mug."), image
+ * GroundingDINO port (contract: docs/reference.md, "ONNX contracts"): BERT-uncased tokens of one phrase per pass ("a mug."), image
  * resized by the DETR rule with ImageNet mean/std; sigmoid logits, box score = max over the
  * phrase's tokens, box/text thresholds, normalised cx,cy,w,h boxes scaled to the original image.
  */

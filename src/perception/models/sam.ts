@@ -1,7 +1,7 @@
 /**
- * SAM port, Hugging Face ONNX layout with a box prompt (DESIGN.md §4): the image encoder runs once
- * per image; per box, the decoder's best mask by predicted IoU is upsampled to 1024, cropped to
- * the resized image, resized to the original and thresholded at 0.
+ * SAM port, Hugging Face ONNX layout with a box prompt (docs/reference.md, "ONNX contracts"): the
+ * image encoder runs once per image; per box, the decoder's best mask by predicted IoU is upsampled
+ * to 1024, cropped to the resized image, resized to the original and thresholded at 0.
  */
 import { GsrError } from '../../util/errors.js';
 import { loadGraph, manifestFor } from '../load.js';
