@@ -25,7 +25,11 @@ export const VSP_MAIN = ['maze-main', 'blocks-main'];
 export function pooledAccuracy(cells: readonly CellLike[], keep: (c: CellLike) => boolean): number | null {
   let n = 0;
   let credit = 0;
-  for (const c of cells) if (keep(c)) (n += c.n, credit += c.credit);
+  for (const c of cells) {
+    if (!keep(c)) continue;
+    n += c.n;
+    credit += c.credit;
+  }
   return n === 0 ? null : credit / n;
 }
 
