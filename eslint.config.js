@@ -62,4 +62,9 @@ export default defineConfig(
       'no-unmodified-loop-condition': 'error',
     },
   },
+  // The review page's script is a browser file with its own tsconfig (DOM types).
+  {
+    files: ['src/review/client/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: false, project: './tsconfig.client.json', tsconfigRootDir: import.meta.dirname } },
+  },
 );

@@ -53,3 +53,7 @@ export {
 } from './tables.js';
 /** Regression inputs from a CSV or results folders, and the fit with one-line errors. */
 export { fitTable, loadRegressionTable, type RegressionInput } from './regression-input.js';
+/** G-Scores re-scored against reviewed labels, and how the reasoning-on-grounding regression moves. */
+export { relabelModel, truthBoxes, regressionShift, type RelabelModel, type RelabelColumn, type RegressionShift } from './relabel.js';
+/** Cohen's kappa of two raters. */
+export { cohenKappa, type KappaResult } from './agreement.js';

@@ -8,6 +8,7 @@ import { registerResponses } from './commands/responses.js';
 import { registerScore } from './commands/score.js';
 import { registerAnalyze } from './commands/analyze.js';
 import { registerReport } from './commands/report.js';
+import { registerReview } from './commands/review.js';
 import { registerPipeline } from './commands/pipeline.js';
 import { VERSION } from '../util/version.js';
 
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerScore(program);
   registerAnalyze(program);
   registerReport(program);
+  registerReview(program);
   registerPipeline(program);
   return program;
 }

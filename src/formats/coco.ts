@@ -51,7 +51,17 @@ export const CocoImageSchema = z.object({
   /** Synthetic scenes: the pinhole camera that rendered the image (pixels, metres, degrees). */
   camera: z.object({ fx: z.number(), fy: z.number(), cx: z.number(), cy: z.number(), height_m: z.number(), pitch_deg: z.number() }).optional(),
   /** Objects that were looked for and not found. */
-  missing: z.array(z.object({ role: RoleSchema, phrase: z.string(), reason: z.string() })).optional(),
+  missing: z
+    .array(
+      z.object({
+        role: RoleSchema,
+        phrase: z.string(),
+        reason: z.string(),
+        /** Set when a reviewer removed the label (gsr review export). */
+        review: z.object({ reviewer: z.string().nullable(), time: z.string().nullable() }).optional(),
+      }),
+    )
+    .optional(),
 });
 export type CocoImage = z.infer<typeof CocoImageSchema>;
 
@@ -72,6 +82,16 @@ export const CocoAnnotationSchema = z.object({
   depth: ObjectDepthSchema.optional(),
   /** Lower-scoring candidate boxes for the same phrase, xywh with scores. */
   runners_up: z.array(z.object({ bbox: xywh, score: z.number() })).optional(),
+  /** Reviewed files (gsr review export): where the label comes from, who decided and when. */
+  review: z
+    .object({
+      source: z.enum(['model', 'human-accepted', 'human-edited', 'human-added']),
+      reviewer: z.string().nullable(),
+      time: z.string().nullable(),
+    })
+    .optional(),
+  /** Reviewed files: the model's box (xywh) beside the reviewed one; null for labels a person added. */
+  model_bbox: xywh.nullable().optional(),
 });
 export type CocoAnnotation = z.infer<typeof CocoAnnotationSchema>;
 

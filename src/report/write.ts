@@ -6,7 +6,8 @@ import { Registry } from '../util/registry.js';
 import { collectGallery, type GalleryOptions } from './gallery.js';
 import { renderPage } from './page.js';
 import { barChartSpec, regressionPlotSpec, vegaLiteToSvg } from './plots.js';
-import { dapTableHtml, galleryHtml, groundingTableHtml, reasoningTableHtml, regressionHtml, relationTableHtml, splitTableHtml } from './render.js';
+import { dapTableHtml, galleryHtml, groundingTableHtml, reasoningTableHtml, regressionHtml, relabelHtml, relationTableHtml, splitTableHtml } from './render.js';
+import { relabelResults } from './relabel.js';
 import {
   buildDapTable,
   buildGroundingTable,
@@ -26,6 +27,8 @@ export interface ReportOptions extends GalleryOptions {
   regressionX?: string;
   /** Fixed timestamp for reproducible output. */
   generated?: string;
+  /** Reviewed annotation file: adds "pseudo-labels vs reviewed labels" against `annotations`. */
+  reviewed?: string;
 }
 
 /** Fit and plot of the cross-model regression, or why there is none. */
@@ -67,6 +70,12 @@ export async function renderHtmlReport(results: ModelResults[], o: ReportOptions
     },
     { id: 'gallery', title: 'Gallery', html: galleryHtml(gallery) },
   ];
+  if (o.reviewed && o.annotations) {
+    const y = o.regressionY ?? 'reasoning:whatsup-a:circular';
+    const x = o.regressionX ?? 'grounding:whatsup-a/subject';
+    const relabel = await relabelResults(results, o.annotations, o.reviewed, { y, x, ...stat });
+    sections.splice(4, 0, { id: 'relabel', title: 'Pseudo-labels vs reviewed labels', html: relabelHtml(relabel) });
+  }
   const warnings = [...results.flatMap((r) => r.warnings), ...gallery.warnings];
   return renderPage(o.title ?? 'gsr-bench report', sections, warnings, o.generated ?? new Date().toISOString());
 }

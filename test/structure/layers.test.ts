@@ -14,7 +14,7 @@ const SRC = resolve(import.meta.dirname, '../../src');
  * benchmark's steps (items, prompts, judging, statistics, report sections) on top of the shared stages,
  * under the pipeline and CLI that drive it.
  */
-const LAYERS = ['util', 'geometry', 'formats', 'datasets', 'perception', 'annotate', 'prompts', 'mllm', 'scoring', 'analysis', 'report', 'benchmarks', 'pipeline', 'cli'];
+const LAYERS = ['util', 'geometry', 'formats', 'datasets', 'perception', 'annotate', 'prompts', 'mllm', 'scoring', 'analysis', 'report', 'review', 'benchmarks', 'pipeline', 'cli'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

@@ -152,6 +152,46 @@ export function registerAnalyze(program: Command): void {
         process.stdout.write(`grounding: ${grounding.map((v) => v.toFixed(1)).join(', ')}\n${formatPower(result)}\n`);
       }),
     );
+
+  analyze
+    .command('relabel')
+    .description('Re-score G-Scores against reviewed labels: how each score moves, with intervals, and the regression before and after')
+    .requiredOption('--before <file>', 'annotation file the results were scored against (the pseudo-labels)')
+    .requiredOption('--after <file>', 'reviewed annotation file (gsr review export)')
+    .requiredOption('--results <dir...>', 'results folders with grounding-items.jsonl, one per model')
+    .option('--y <metric>', 'reasoning metric for the regression', 'reasoning:total:circular')
+    .option('--x <metric>', 'G-Score for the regression: grounding:avg or grounding:<split>/<role>', 'grounding:avg')
+    .option('--resamples <n>', 'bootstrap resamples', parsePositiveInt, 2000)
+    .option('--out <file>', 'also write the JSON result to this file')
+    .option('--json', 'print only JSON on stdout')
+    .action(
+      action(async (o: { before: string; after: string; results: string[]; y: string; x: string; resamples: number; out?: string; json?: boolean }) => {
+        const { loadAllResults } = await import('../../analysis/load-results.js');
+        const { relabelResults } = await import('../../report/relabel.js');
+        const loaded = await loadAllResults(o.results);
+        const { models, regression, skipped } = await relabelResults(loaded, o.before, o.after, { y: o.y, x: o.x, resamples: o.resamples });
+        for (const dir of skipped) notice(`warning: ${dir}: no grounding-items.jsonl (skipped)`);
+        if (models.length === 0) throw new GsrError('no results folder has grounding-items.jsonl');
+        const result = { before: o.before, after: o.after, models, regression };
+        if (o.out) await writeJsonAtomic(o.out, result);
+        if (o.json) return printJson(result);
+        const pct = (v: number | null) => (v === null ? '    -' : (100 * v).toFixed(1).padStart(5));
+        const signed = (v: number) => `${v >= 0 ? '+' : ''}${(100 * v).toFixed(1)}`;
+        process.stdout.write('model\tcolumn\tbefore\tafter\tchange [95% CI]\tflipped\n');
+        for (const m of models) {
+          for (const [col, c] of Object.entries(m.columns)) {
+            const d = c.delta ? `${signed(c.delta.estimate)} [${signed(c.delta.low)}, ${signed(c.delta.high)}]` : '-';
+            process.stdout.write(`${m.model}\t${col}\t${pct(c.before)}\t${pct(c.after)}\t${d}\t${c.flipped}\n`);
+          }
+          const ci = m.avg_after_ci ? ` [${pct(m.avg_after_ci.low).trim()}, ${pct(m.avg_after_ci.high).trim()}]` : '';
+          process.stdout.write(`${m.model}\tavg\t${pct(m.avg_before)}\t${pct(m.avg_after)}${ci}\n`);
+        }
+        const r = regression;
+        const fit = (f: typeof r.before) => (f ? `slope ${f.slope.toFixed(3)}, p = ${f.p.toPrecision(3)}, R² = ${f.r2.toFixed(3)}` : 'not fitted (fewer than 3 models)');
+        process.stdout.write(`regression ${r.y} ~ ${r.x} across ${r.models.length} models\n  before review: ${fit(r.before)}\n  after review:  ${fit(r.after)}\n`);
+        if (r.same_conclusion !== null) process.stdout.write(`  conclusion at p < 0.05: ${r.same_conclusion ? 'unchanged' : 'CHANGED'}\n`);
+      }),
+    );
 }
 
 /** `LOW:HIGH` spread evenly over `models`, or a comma-separated list (whose length is the model count). */

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
 import { action } from '../action.js';
 import { deprecatedOption, parsePositiveInt, parseSeed } from '../parsers.js';
@@ -17,6 +18,7 @@ interface ReportCliOptions {
   thumbSize?: number;
   y?: string;
   x?: string;
+  reviewed?: string;
 }
 
 export function registerReport(program: Command): void {
@@ -36,11 +38,13 @@ export function registerReport(program: Command): void {
     .option('--thumb-size <px>', 'longest side of gallery images (default 360)', parsePositiveInt)
     .option('--y <metric>', 'regression response (default reasoning:whatsup-a:circular)')
     .option('--x <metric>', 'regression regressor (default grounding:whatsup-a/subject)')
+    .option('--reviewed <file>', 'reviewed annotation file (gsr review export): adds a pseudo-labels vs reviewed labels section, with --annotations as the pseudo-labels')
     .action(
       action(async (o: ReportCliOptions) => {
         // Loaded here: the report pulls in vega and the statistics, which are slow to load.
         const { loadAllResults } = await import('../../analysis/load-results.js');
         const { reportWriters } = await import('../../report/index.js');
+        if (o.reviewed && !o.annotations) throw new GsrError('--reviewed needs --annotations (the pseudo-labels the results were scored against)');
         const writer = reportWriters.get(o.format);
         const results = await loadAllResults(o.results);
         for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
@@ -55,6 +59,7 @@ export function registerReport(program: Command): void {
           thumbSize: o.thumbSize,
           regressionY: o.y,
           regressionX: o.x,
+          reviewed: o.reviewed,
         });
         notice(`wrote ${o.out} (${results.length} model(s))`);
       }),
