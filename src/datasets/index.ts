@@ -7,7 +7,7 @@ export { ManifestItemSchema, RELATIONS, SPLITS, type ManifestItem, type Relation
 /** Streams a manifest.jsonl, zod-validated; errors name `file:line`. */
 export { readManifest, readManifestAll } from '../formats/manifest.js';
 /** Absolute image path of an item (against `root`, or the manifest folder), refusing escapes. */
-export { resolveItemImage, normaliseRelativePath, isInside } from '../formats/image-paths.js';
+export { resolveItemImage, realItemImage, itemBase, normaliseRelativePath, isInside } from '../formats/image-paths.js';
 /** Caption parser ("A dog to the right of a bench" -> dog / bench / right) and caption writer. */
 export { parseCaption, captionFor, type ParsedCaption } from './caption.js';
 /** The six official What'sUp files and the pure record converters. */

@@ -130,7 +130,12 @@ export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, te
     const pos = lines.linePos(err.pos[0]);
     throw new GsrError(`${file}:${pos.line}:${pos.col}: invalid YAML: ${err.message.split('\n')[0]}`);
   }
-  const raw = doc.toJS() as unknown;
+  let raw: unknown;
+  try {
+    raw = doc.toJS(); // refuses alias bombs (yaml's maxAliasCount) with a plain Error
+  } catch (err) {
+    throw new GsrError(`${file}: invalid YAML: ${errorMessage(err).split('\n')[0]}`);
+  }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new GsrError(`${file}: a pipeline file must be a YAML mapping`);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {

@@ -130,6 +130,7 @@ export function galleryHtml(g: Gallery): string {
         `<div class="meta"><span class="verdict ${h(e.verdict)}">${h(e.verdict)}</span> <b>${h(e.model)}</b> · ${h(e.split)} · ${h(e.item)}<br>${h(e.detail)}${iou}${e.depth ? ` · ${h(e.depth)}` : ''}</div>` +
         (e.prompt ? `<details><summary>prompt</summary><pre>${h(e.prompt)}</pre></details>` : '') +
         `<pre class="output">${h(e.output)}</pre>` +
+        (e.outputFile ? `<div class="meta">first ${e.output.length} of ${e.outputLength} characters · <a href="${h(e.outputFile.split('/').map(encodeURIComponent).join('/'))}">whole output</a></div>` : '') +
         (e.extracted !== undefined ? `<div class="meta">extracted: ${h(e.extracted)}</div>` : '') +
         '</div>'
       );

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
+import { basename, dirname, extname, join } from 'node:path';
 import { tableFromResults } from '../analysis/metrics.js';
 import type { ModelResults } from '../analysis/results-types.js';
 import { regress, type RegressionReport } from '../analysis/regression.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { Registry } from '../util/registry.js';
-import { collectGallery, type GalleryOptions } from './gallery.js';
+import { collectGallery, type GalleryEntry, type GalleryOptions } from './gallery.js';
 import { renderPage } from './page.js';
 import { barChartSpec, regressionPlotSpec, vegaLiteToSvg } from './plots.js';
 import { dapTableHtml, galleryHtml, groundingTableHtml, reasoningTableHtml, regressionHtml, relationTableHtml, splitTableHtml } from './render.js';
@@ -26,6 +28,35 @@ export interface ReportOptions extends GalleryOptions {
   regressionX?: string;
   /** Fixed timestamp for reproducible output. */
   generated?: string;
+  /** Longest model output shown whole in the page (default 2,000 characters); longer ones get a preview and a side file. */
+  previewChars?: number;
+}
+
+/** A rendered report: the page, and side files (path relative to the page -> text) it links to. */
+export interface RenderedReport {
+  html: string;
+  files: Map<string, string>;
+}
+
+export const DEFAULT_PREVIEW_CHARS = 2000;
+
+/**
+ * Cuts outputs longer than `limit` to a preview; each whole text goes to a side file named by its
+ * hash under `filesDir`, so a few huge outputs never make every reader of the page download them.
+ */
+function previewOutputs(entries: GalleryEntry[], limit: number, filesDir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const e of entries) {
+    if (e.output.length <= limit) continue;
+    const name = `${filesDir}/output-${createHash('sha256').update(e.output).digest('hex').slice(0, 16)}.txt`;
+    files.set(name, e.output);
+    // Never end the preview on half of a surrogate pair.
+    const cut = /[\uD800-\uDBFF]/.test(e.output[limit - 1]!) ? limit - 1 : limit;
+    e.outputLength = e.output.length;
+    e.outputFile = name;
+    e.output = e.output.slice(0, cut);
+  }
+  return files;
 }
 
 /** Fit and plot of the cross-model regression, or why there is none. */
@@ -42,13 +73,19 @@ async function regressionSection(results: ModelResults[], y: string, x: string):
   return regressionHtml(fit, svg, '');
 }
 
-/** Renders the full HTML report for loaded results. */
+/** Renders the full HTML report for loaded results (long outputs cut to previews linking into `filesDir`). */
 export async function renderHtmlReport(results: ModelResults[], o: ReportOptions = {}): Promise<string> {
+  return (await renderHtmlReportFiles(results, o)).html;
+}
+
+/** The page and its side files; `filesDir` is the side-file folder's path relative to the page. */
+export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOptions = {}, filesDir = 'report-files'): Promise<RenderedReport> {
   const stat = { seed: o.seed ?? 0, resamples: o.resamples ?? 2000 };
   const bias = positionBiasRows(results);
   const relations = buildRelationBreakdown(results, stat);
   const relationRows = relations.rows.flatMap((r) => relations.relations.flatMap((rel) => (r.cells[rel].value === null ? [] : [{ category: rel, series: r.model, value: r.cells[rel].value! }])));
   const gallery = await collectGallery(results, o);
+  const files = previewOutputs(gallery.entries, o.previewChars ?? DEFAULT_PREVIEW_CHARS, filesDir);
   const sections = [
     { id: 'table1', title: 'Reasoning: CircularEval and VanillaEval (Table 1 style)', html: reasoningTableHtml(buildReasoningTable(results, stat)) },
     { id: 'table2', title: 'Grounding: G-Score (Table 2 style)', html: groundingTableHtml(buildGroundingTable(results, stat)) },
@@ -68,7 +105,7 @@ export async function renderHtmlReport(results: ModelResults[], o: ReportOptions
     { id: 'gallery', title: 'Gallery', html: galleryHtml(gallery) },
   ];
   const warnings = [...results.flatMap((r) => r.warnings), ...gallery.warnings];
-  return renderPage(o.title ?? 'gsr-bench report', sections, warnings, o.generated ?? new Date().toISOString());
+  return { html: renderPage(o.title ?? 'gsr-bench report', sections, warnings, o.generated ?? new Date().toISOString()), files };
 }
 
 /** A report writer renders loaded results to a file. */
@@ -76,6 +113,10 @@ export type ReportWriter = (results: ModelResults[], out: string, options: Repor
 
 /** Report writers by format name; `html` is built in. */
 export const reportWriters = new Registry<ReportWriter>('report format');
+/** `report.html` keeps its side files in `report.files/` beside it; they are written before the page. */
 reportWriters.register('html', async (results, out, options) => {
-  await writeFileAtomic(out, await renderHtmlReport(results, options));
+  const filesDir = `${basename(out, extname(out))}.files`;
+  const { html, files } = await renderHtmlReportFiles(results, options, filesDir);
+  for (const [name, text] of files) await writeFileAtomic(join(dirname(out), name), text);
+  await writeFileAtomic(out, html);
 });

@@ -15,6 +15,7 @@ interface ReportCliOptions {
   resamples?: number;
   galleryPerGroup?: number;
   thumbSize?: number;
+  previewChars?: number;
   y?: string;
   x?: string;
 }
@@ -34,6 +35,7 @@ export function registerReport(program: Command): void {
     .option('--resamples <n>', 'bootstrap resamples (default 2000)', parsePositiveInt)
     .option('--gallery-per-group <n>', 'gallery entries per model/kind/split/verdict (default 6)', parsePositiveInt)
     .option('--thumb-size <px>', 'longest side of gallery images (default 360)', parsePositiveInt)
+    .option('--preview-chars <n>', 'longest model output shown whole in the page; longer ones link to a side file (default 2000)', parsePositiveInt)
     .option('--y <metric>', 'regression response (default reasoning:whatsup-a:circular)')
     .option('--x <metric>', 'regression regressor (default grounding:whatsup-a/subject)')
     .action(
@@ -53,6 +55,7 @@ export function registerReport(program: Command): void {
           resamples: o.resamples,
           perGroup: o.galleryPerGroup,
           thumbSize: o.thumbSize,
+          previewChars: o.previewChars,
           regressionY: o.y,
           regressionX: o.x,
         });

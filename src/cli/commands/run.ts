@@ -30,6 +30,9 @@ interface RunFlags {
   json?: boolean;
 }
 
+/** Exit code when the run finished but at least one prompt's answer failed (docs/mllm.md). */
+export const EXIT_PROMPTS_FAILED = 3;
+
 function summaryText(s: RunSummary): string {
   const failures = Object.entries(s.failures).map(([reason, n]) => `\n  failed: ${n} x ${reason}`).join('');
   return (
@@ -97,6 +100,10 @@ export function registerRun(program: Command): void {
           if (o.json) printJson(summary);
           else process.stdout.write(summaryText(summary));
           if (summary.interrupted) process.exitCode = 130;
+          else if (summary.failed > 0) {
+            notice(`${summary.failed} of ${summary.prompts} prompts failed (ok ${summary.ok}, already done ${summary.cached}); exit code ${EXIT_PROMPTS_FAILED}`);
+            process.exitCode = EXIT_PROMPTS_FAILED;
+          }
         } finally {
           progress.stop();
           process.off('SIGINT', onSignal);

@@ -79,6 +79,7 @@ async function runAnnotator(config: PipelineConfig, ctx: StageContext, manifest:
   const r = await annotate({
     targets, outDir, detector: m.detector, segmenter: m.segmenter, depth: m.depth, modelsDir: m.modelsDir, device: m.device, params: m.params,
     progress: { tick: (n, failed) => ctx.progress.tick(n, failed), stop() {} }, signal: ctx.signal,
+    lock: false, // the engine holds the lock of the whole output folder
   });
   if (r.interrupted) throw new Error('interrupted (annotated images are kept in the journal; run again to resume)');
   return r;
