@@ -1,7 +1,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadAllResults, reportWriters } from '../../src/report/index.js';
+import { loadAllResults } from '../../src/analysis/index.js';
+import { reportWriters } from '../../src/report/index.js';
 import { exampleWorkspace } from './helpers.js';
 
 describe('huge model outputs in the report', () => {
