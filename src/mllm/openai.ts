@@ -122,7 +122,7 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
   };
 }
 
-/** Start of the warning an ok record carries when the response body was not valid UTF-8. */
+/** The warning an ok record carries when the response body was not valid UTF-8. */
 export const INVALID_UTF8_WARNING = 'warning: the response body was not valid UTF-8; invalid bytes were replaced with U+FFFD';
 
 if (!answerers.has('openai')) answerers.register('openai', async (o: AnswererOptions) => {
