@@ -6,6 +6,11 @@ export interface AnswerWithWarning {
   warning: string;
 }
 
+/** The text of an answer, with or without a warning. */
+export function answerText(answer: string | AnswerWithWarning): string {
+  return typeof answer === 'string' ? answer : answer.text;
+}
+
 /**
  * Anything that answers prompts: an HTTP MLLM client or a baseline. The runner, the store and the
  * scoring treat all answerers alike.

@@ -63,14 +63,14 @@ export async function runToEnd(target: CrashTarget, entry: CliEntry): Promise<nu
 export async function crashTrial(target: CrashTarget, point: KillPoint, reference: Map<string, string>, entry: CliEntry): Promise<TrialResult> {
   target.reset();
   const run = start(entry, target);
-  let finished = false;
-  void run.done.then(() => (finished = true));
+  const state = { finished: false };
+  void run.done.then(() => (state.finished = true));
   const started = Date.now();
   const reached = () => ('items' in point ? target.progress() >= point.items : Date.now() - started >= point.ms);
-  while (!finished && !reached()) await new Promise((r) => setTimeout(r, 'items' in point ? 5 : 1));
+  while (!state.finished && !reached()) await new Promise((r) => setTimeout(r, 'items' in point ? 5 : 1));
   const progressAtKill = target.progress();
   let killed = false;
-  if (!finished) killed = run.child.kill('SIGKILL');
+  if (!state.finished) killed = run.child.kill('SIGKILL');
   const first = await run.done;
   if (!killed && first.code !== 0) throw new Error(`${target.name}: exit ${first.code}: ${first.stderr.slice(-2000)}`);
   killed = killed && first.signal === 'SIGKILL';

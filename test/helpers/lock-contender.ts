@@ -39,7 +39,9 @@ async function pidFileLock(out: string, seen: { emptyTakeovers: number }): Promi
   return null;
 }
 
-process.on('message', async (t: Trial) => {
+process.on('message', (t: Trial) => void contend(t));
+
+async function contend(t: Trial): Promise<void> {
   while (Date.now() < t.startAt) {
     /* spin: every contender leaves this loop within about a millisecond of the others */
   }
@@ -68,5 +70,5 @@ process.on('message', async (t: Trial) => {
     else report.error = message;
   }
   process.send!(report);
-});
+}
 process.send!('ready');
