@@ -82,7 +82,7 @@ const Prompts = z.strictObject({
 export const Model = z.strictObject({
   /** Name in results and the report. */
   name: Name,
-  /** Answerer kind: `openai` (Chat Completions over HTTP) or a baseline (`geometric`, `random`, `always-first`). */
+  /** Answerer kind: `openai` (Chat Completions over HTTP), a baseline (`geometric`, `random`, `always-first`) or `simulated`. */
   kind: z.string().min(1),
   /** Model id sent to the endpoint (default: name). */
   model: z.string().min(1).optional(),
@@ -98,6 +98,10 @@ export const Model = z.strictObject({
   temperature: z.number().min(0).optional(),
   max_tokens: z.number().int().positive().optional(),
   seed: z.number().int().nonnegative().optional(),
+  /** `simulated`: target G-Score (share of items whose boxes are hits), 0-1. */
+  grounding: z.number().min(0).max(1).optional(),
+  /** `simulated`: share of items answered wrong whatever its boxes say, 0-1. */
+  reasoning_error: z.number().min(0).max(1).optional(),
   /** Tasks to ask this model (default: all the pipeline's tasks). */
   tasks: z.array(z.enum(TASKS)).optional(),
   /** Include this model only when all these environment variables are set (else skip it, with a notice). */

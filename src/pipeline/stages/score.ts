@@ -43,7 +43,7 @@ export interface ScoreStageSummary {
 /** The box format a model's grounding answers are read in: declared, else its family's, else `auto`. */
 export function boxFormatOf(model: ModelConfig): BoxFormatOption {
   if (model.box_format) return model.box_format as BoxFormatOption;
-  if (['random', 'always-first', 'geometric'].includes(model.kind)) return GRID_BOX_FORMAT;
+  if (['random', 'always-first', 'geometric', 'simulated'].includes(model.kind)) return GRID_BOX_FORMAT;
   return boxFormatForModel(model.model ?? model.name) ?? 'auto';
 }
 
