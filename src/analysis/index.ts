@@ -53,3 +53,5 @@ export {
 } from './tables.js';
 /** Regression inputs from a CSV or results folders, and the fit with one-line errors. */
 export { fitTable, loadRegressionTable, type RegressionInput } from './regression-input.js';
+/** Measured beside the GSR-Bench paper's published Tables 1-3. */
+export { comparePublished, formatPublished, paperModelFor, TABLE1_SPLITS, TABLE2_COLUMNS, type PublishedCell, type PublishedComparison } from './published.js';

@@ -1,3 +1,4 @@
+import type { PublishedComparison } from '../analysis/published.js';
 import type { RegressionReport } from '../analysis/regression.js';
 import { escapeHtml as h } from './escape.js';
 import type { Gallery } from './gallery.js';
@@ -138,4 +139,34 @@ export function galleryHtml(g: Gallery): string {
     .join('\n');
   const legend = '<p class="note"><span class="key gt"></span> annotation box <span class="key pred"></span> model box <span class="key maskkey"></span> annotation mask (with --annotations)</p>';
   return `<style>${imgCss}</style>${legend}${filters}<div id="gallery">${cards}</div>`;
+}
+
+/** Ours beside the paper's published values: one table per paper table and model. */
+export function publishedHtml(list: PublishedComparison[]): string {
+  const f = (v: number | null) => (v === null ? '—' : v.toFixed(1));
+  const tables = list
+    .map((c) => {
+      const rows = c.cells
+        .map((x) => {
+          const id = `pub:${c.table}:${c.model}:${x.column}`;
+          const inside = x.inside === null ? '—' : x.inside ? 'inside' : 'outside';
+          return (
+            `<tr data-testid="${h(id)}" data-ours="${x.ours ?? ''}" data-published="${x.published}" data-inside="${x.inside ?? ''}"><th scope="row">${h(x.column)}</th><td>${h(x.ours_name)}</td>` +
+            `<td>${f(x.ours)}${x.low === null ? '' : `<span class="ci">[${f(x.low)}, ${f(x.high)}]</span>`}</td><td>${f(x.published)}</td>` +
+            `<td>${x.difference === null ? '—' : (x.difference >= 0 ? '+' : '') + x.difference.toFixed(1)}</td><td>${inside}</td><td class="note">${h(x.note ?? '')}</td></tr>`
+          );
+        })
+        .join('');
+      return (
+        `<h3>${h(c.table)}: ${h(c.model)} <span class="note">as the paper's ${h(c.paper_model)}</span></h3>` +
+        `<table class="published"><thead><tr><th>Paper column</th><th>Ours</th><th>Ours (%, 95% interval)</th><th>Published (%)</th><th>Difference</th><th>Published in our interval</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+      );
+    })
+    .join('\n');
+  return (
+    '<p class="note">Models matched to the paper through the name map (default <code>data/paper/paper-models.json</code>). Table 1: TG CircularEval per split and the Total Average ' +
+    '(plain mean of the six splits, as the paper computes it); Table 2: G-Score per split and role and the Avg G-Score (mean of the ten columns); Table 3: DAP CircularEval ' +
+    'on Subset B without and with the depth hint (Wilson intervals). Published numbers: data/paper/ (Rajabi and Košecká 2024).</p>' +
+    tables
+  );
 }

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { basename, dirname, extname, join } from 'node:path';
 import { tableFromResults } from '../analysis/metrics.js';
+import { comparePublished } from '../analysis/published.js';
+import { readPaperNameMap, readPaperTables } from '../formats/paper.js';
 import type { ModelResults } from '../analysis/results-types.js';
 import { regress, type RegressionReport } from '../analysis/regression.js';
 import { writeFileAtomic } from '../util/fs.js';
@@ -8,7 +10,7 @@ import { Registry } from '../util/registry.js';
 import { collectGallery, type GalleryEntry, type GalleryOptions } from './gallery.js';
 import { renderPage } from './page.js';
 import { barChartSpec, regressionPlotSpec, vegaLiteToSvg } from './plots.js';
-import { dapTableHtml, galleryHtml, groundingTableHtml, reasoningTableHtml, regressionHtml, relationTableHtml, splitTableHtml } from './render.js';
+import { dapTableHtml, galleryHtml, groundingTableHtml, publishedHtml, reasoningTableHtml, regressionHtml, relationTableHtml, splitTableHtml } from './render.js';
 import {
   buildDapTable,
   buildGroundingTable,
@@ -30,6 +32,10 @@ export interface ReportOptions extends GalleryOptions {
   generated?: string;
   /** Longest model output shown whole in the page (default 2,000 characters); longer ones get a preview and a side file. */
   previewChars?: number;
+  /** Name map tying results folders to the paper's models (default: data/paper/paper-models.json). */
+  paperNames?: string;
+  /** Show the published-beside-measured section when a model matches (default true). */
+  paper?: boolean;
 }
 
 /** A rendered report: the page, and side files (path relative to the page -> text) it links to. */
@@ -86,10 +92,12 @@ export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOp
   const relationRows = relations.rows.flatMap((r) => relations.relations.flatMap((rel) => (r.cells[rel].value === null ? [] : [{ category: rel, series: r.model, value: r.cells[rel].value! }])));
   const gallery = await collectGallery(results, o);
   const files = previewOutputs(gallery.entries, o.previewChars ?? DEFAULT_PREVIEW_CHARS, filesDir);
+  const published = o.paper === false ? [] : comparePublished(results, await readPaperTables(), await readPaperNameMap(o.paperNames), stat);
   const sections = [
     { id: 'table1', title: 'Reasoning: CircularEval and VanillaEval (Table 1 style)', html: reasoningTableHtml(buildReasoningTable(results, stat)) },
     { id: 'table2', title: 'Grounding: G-Score (Table 2 style)', html: groundingTableHtml(buildGroundingTable(results, stat)) },
     { id: 'dap', title: 'Depth-augmented prompting (DAP)', html: dapTableHtml(buildDapTable(results)) },
+    ...(published.length > 0 ? [{ id: 'published', title: 'Published beside measured (GSR-Bench paper, Tables 1-3)', html: publishedHtml(published) }] : []),
     { id: 'regression', title: 'Grounding vs reasoning across models', html: await regressionSection(results, o.regressionY ?? 'reasoning:whatsup-a:circular', o.regressionX ?? 'grounding:whatsup-a/subject') },
     {
       id: 'relations',

@@ -18,6 +18,8 @@ interface ReportCliOptions {
   previewChars?: number;
   y?: string;
   x?: string;
+  paperNames?: string;
+  paper: boolean;
 }
 
 export function registerReport(program: Command): void {
@@ -38,6 +40,8 @@ export function registerReport(program: Command): void {
     .option('--preview-chars <n>', 'longest model output shown whole in the page; longer ones link to a side file (default 2000)', parsePositiveInt)
     .option('--y <metric>', 'regression response (default reasoning:whatsup-a:circular)')
     .option('--x <metric>', 'regression regressor (default grounding:whatsup-a/subject)')
+    .option('--paper-names <file>', "name map from results-folder model names to the paper's (default data/paper/paper-models.json)")
+    .option('--no-paper', 'leave out the published-beside-measured section')
     .action(
       action(async (o: ReportCliOptions) => {
         // Loaded here: the report pulls in vega and the statistics, which are slow to load.
@@ -58,6 +62,8 @@ export function registerReport(program: Command): void {
           previewChars: o.previewChars,
           regressionY: o.y,
           regressionX: o.x,
+          paperNames: o.paperNames,
+          paper: o.paper,
         });
         notice(`wrote ${o.out} (${results.length} model(s))`);
       }),
