@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { comparePublished } from '../../src/analysis/index.js';
+import { comparePublished, loadAllResults } from '../../src/analysis/index.js';
 import { readPaperNameMap, readPaperTables } from '../../src/formats/paper.js';
-import { loadAllResults } from '../../src/report/index.js';
 import { runCli } from '../helpers/cli.js';
 import { PAPER_NAMED_MODELS, PAPER_NAMED_RESULTS } from './helpers.js';
 
