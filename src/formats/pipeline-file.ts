@@ -109,6 +109,7 @@ function resolvePaths(config: PipelineConfig, base: string): PipelineConfig {
   if (c.dataset.whatsup) c.dataset.whatsup.root = abs(c.dataset.whatsup.root)!;
   if (c.dataset.manifest) c.dataset.manifest = abs(c.dataset.manifest);
   c.annotations.file = abs(c.annotations.file);
+  if (c.photos) Object.assign(c.photos, { root: abs(c.photos.root), reference: abs(c.photos.reference), models_dir: abs(c.photos.models_dir) });
   if (c.annotations.models?.models_dir) c.annotations.models.models_dir = abs(c.annotations.models.models_dir);
   c.prompts.templates = abs(c.prompts.templates);
   for (const m of c.models) m.templates = abs(m.templates);

@@ -128,6 +128,22 @@ const Report = z.strictObject({
   file: z.string().min(1).default('report.html'),
 });
 
+/**
+ * Real photos annotated beside the main data: a What'sUp-layout folder, a detector, and reference
+ * boxes the detector's hit rate is measured against (the demo: the 16 shipped photos and FastestDet).
+ */
+const Photos = z.strictObject({
+  /** Data folder in What'sUp's layout. */
+  root: z.string().min(1),
+  /** Detector id (boxes only). */
+  detector: z.string().min(1).default('fastestdet'),
+  /** Reference annotations (COCO with item ids) to measure its hit rate against. */
+  reference: z.string().min(1),
+  models_dir: z.string().min(1).optional(),
+  /** Shown in the report beside the hit rate (e.g. what the detector stands in for). */
+  note: z.string().optional(),
+});
+
 /** A whole pipeline file. */
 export const PipelineSchema = z.strictObject({
   name: Name,
@@ -140,6 +156,7 @@ export const PipelineSchema = z.strictObject({
   models: z.array(Model).default([]),
   metrics: Metrics.prefault({}),
   report: Report.prefault({}),
+  photos: Photos.optional(),
   /** Stop after this stage (e.g. `annotate` for an annotation-only pipeline). */
   stop_after: z.enum(['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze', 'report']).optional(),
 });

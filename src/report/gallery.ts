@@ -154,12 +154,13 @@ async function imagePaths(manifest: string, ids: Set<string>, warnings: string[]
 }
 
 /** An image to show: its path, and the dataset root its real path must stay inside (unset: the path must be real). */
-interface ImageRef {
+export interface ImageRef {
   path: string;
   root?: string;
 }
 
-async function thumbnail(ref: ImageRef, size: number): Promise<Omit<GalleryImage, 'id'>> {
+/** A downsized JPEG data URL of an image, with its original size (boxes are in those pixels). */
+export async function thumbnail(ref: ImageRef, size: number): Promise<Omit<GalleryImage, 'id'>> {
   const img = sharp(await readConfined(ref.path, ref.root)).rotate();
   const meta = await img.metadata();
   // After EXIF rotation, 90-degree orientations swap width and height.

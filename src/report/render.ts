@@ -105,7 +105,7 @@ export function regressionHtml(r: RegressionReport | null, svg: string | null, n
   );
 }
 
-function boxDiv(box: number[], w: number, hgt: number, cls: string): string {
+export function boxDiv(box: number[], w: number, hgt: number, cls: string): string {
   const [x1, y1, x2, y2] = box;
   const style = `left:${((100 * x1) / w).toFixed(2)}%;top:${((100 * y1) / hgt).toFixed(2)}%;width:${((100 * (x2 - x1)) / w).toFixed(2)}%;height:${((100 * (y2 - y1)) / hgt).toFixed(2)}%`;
   return `<div class="box ${cls}" style="${style}"></div>`;
@@ -169,4 +169,44 @@ export function publishedHtml(list: PublishedComparison[]): string {
     'on Subset B without and with the depth hint (Wilson intervals). Published numbers: data/paper/ (Rajabi and Košecká 2024).</p>' +
     tables
   );
+}
+
+/** Real photos annotated by a detector, against reference boxes (the pipeline's `photos` stage). */
+export interface PhotosReport {
+  summary: {
+    detector: string;
+    note: string | null;
+    images: number;
+    objects: number;
+    hits: number;
+    hit_rate: number | null;
+    subject: { hits: number; objects: number };
+    object: { hits: number; objects: number };
+    mean_iou: number | null;
+  };
+  objects: { item: string; image: string; role: string; phrase: string; reference: number[]; detected: number[] | null; iou: number | null; hit: boolean }[];
+}
+
+/** The photos with both boxes, and the detector's hit rate; `thumbs` maps an image path to its thumbnail. */
+export function photosHtml(p: PhotosReport, thumbs: Map<string, { dataUrl: string; width: number; height: number; id: string }>): string {
+  const s = p.summary;
+  const rate = (hits: number, n: number) => `${hits} of ${n}${n ? ` (${((100 * hits) / n).toFixed(1)}%)` : ''}`;
+  const head =
+    (s.note ? `<p class="note" data-testid="photos:note"><b>${h(s.note)}</b></p>` : '') +
+    `<table id="photos-hits"><thead><tr><th>Detector</th><th>Photos</th><th>Objects hit (IoU ≥ 0.5)</th><th>Subjects</th><th>Objects</th><th>Mean IoU (found)</th></tr></thead>` +
+    `<tbody><tr><th scope="row">${h(s.detector)}</th><td>${s.images}</td><td data-testid="photos:hit-rate" data-value="${s.hit_rate ?? ''}">${rate(s.hits, s.objects)}</td>` +
+    `<td>${rate(s.subject.hits, s.subject.objects)}</td><td>${rate(s.object.hits, s.object.objects)}</td><td>${s.mean_iou === null ? '—' : s.mean_iou.toFixed(3)}</td></tr></tbody></table>`;
+  const byItem = new Map<string, PhotosReport['objects']>();
+  for (const o of p.objects) byItem.set(o.item, [...(byItem.get(o.item) ?? []), o]);
+  const css = [...thumbs.values()].map((t) => `.${t.id}{background-image:url(${t.dataUrl});aspect-ratio:${t.width}/${t.height}}`).join('\n');
+  const cards = [...byItem.entries()]
+    .map(([item, objs]) => {
+      const t = thumbs.get(objs[0].image);
+      const boxes = t ? objs.map((o) => boxDiv(o.reference, t.width, t.height, 'gt') + (o.detected ? boxDiv(o.detected, t.width, t.height, 'pred') : '')).join('') : '';
+      const lines = objs.map((o) => `${h(o.role)} "${h(o.phrase)}": ${o.detected ? `IoU ${o.iou!.toFixed(3)}` : 'not found'} <span class="verdict ${o.hit ? 'hit' : 'miss'}">${o.hit ? 'hit' : 'miss'}</span>`).join('<br>');
+      return `<div class="entry" data-testid="photo:${h(item)}">${t ? `<div class="thumb ${t.id}">${boxes}</div>` : '<div class="noimg">no image</div>'}<div class="meta"><b>${h(item)}</b><br>${lines}</div></div>`;
+    })
+    .join('\n');
+  const legend = '<p class="note"><span class="key gt"></span> reference box (drawn by hand) <span class="key pred"></span> detector box</p>';
+  return `<style>${css}</style>${head}${legend}<div class="photos" style="display:flex;flex-wrap:wrap;gap:10px">${cards}</div>`;
 }

@@ -7,10 +7,10 @@ import type { ModelResults } from '../analysis/results-types.js';
 import { regress, type RegressionReport } from '../analysis/regression.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { Registry } from '../util/registry.js';
-import { collectGallery, type GalleryEntry, type GalleryOptions } from './gallery.js';
+import { collectGallery, thumbnail, type GalleryEntry, type GalleryOptions } from './gallery.js';
 import { renderPage } from './page.js';
 import { barChartSpec, regressionPlotSpec, vegaLiteToSvg } from './plots.js';
-import { dapTableHtml, galleryHtml, groundingTableHtml, publishedHtml, reasoningTableHtml, regressionHtml, relationTableHtml, splitTableHtml } from './render.js';
+import { dapTableHtml, galleryHtml, groundingTableHtml, photosHtml, publishedHtml, type PhotosReport, reasoningTableHtml, regressionHtml, relationTableHtml, splitTableHtml } from './render.js';
 import {
   buildDapTable,
   buildGroundingTable,
@@ -36,6 +36,14 @@ export interface ReportOptions extends GalleryOptions {
   paperNames?: string;
   /** Show the published-beside-measured section when a model matches (default true). */
   paper?: boolean;
+  /** Real photos annotated by a detector against reference boxes (a pipeline's `photos` stage). */
+  photos?: PhotosReport;
+}
+
+async function photosSection(p: PhotosReport, size: number): Promise<string> {
+  const thumbs = new Map<string, { dataUrl: string; width: number; height: number; id: string }>();
+  for (const path of new Set(p.objects.map((o) => o.image))) thumbs.set(path, { ...(await thumbnail({ path }, size)), id: `ph${thumbs.size}` });
+  return photosHtml(p, thumbs);
 }
 
 /** A rendered report: the page, and side files (path relative to the page -> text) it links to. */
@@ -97,6 +105,7 @@ export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOp
     { id: 'table1', title: 'Reasoning: CircularEval and VanillaEval (Table 1 style)', html: reasoningTableHtml(buildReasoningTable(results, stat)) },
     { id: 'table2', title: 'Grounding: G-Score (Table 2 style)', html: groundingTableHtml(buildGroundingTable(results, stat)) },
     { id: 'dap', title: 'Depth-augmented prompting (DAP)', html: dapTableHtml(buildDapTable(results)) },
+    ...(o.photos ? [{ id: 'photos', title: `Real photos: ${o.photos.summary.detector} against reference boxes`, html: await photosSection(o.photos, o.thumbSize ?? 360) }] : []),
     ...(published.length > 0 ? [{ id: 'published', title: 'Published beside measured (GSR-Bench paper, Tables 1-3)', html: publishedHtml(published) }] : []),
     { id: 'regression', title: 'Grounding vs reasoning across models', html: await regressionSection(results, o.regressionY ?? 'reasoning:whatsup-a:circular', o.regressionX ?? 'grounding:whatsup-a/subject') },
     {

@@ -35,6 +35,14 @@ function resultText(r: PipelineResult): string {
       if (s.note) lines.push(`  ${s.note}`);
     }
   }
+  const ph = r.photos;
+  if (ph) {
+    lines.push(
+      `real photos: ${ph.detector} found ${ph.hits} of ${ph.objects} reference boxes at IoU >= 0.5 (${pct(ph.hit_rate)}) on ${ph.images} photos` +
+        ` (subjects ${ph.subject.hits}/${ph.subject.objects}, objects ${ph.object.hits}/${ph.object.objects})`,
+    );
+    if (ph.note) lines.push(`  ${ph.note}`);
+  }
   for (const t of r.tables ?? []) lines.push('', t);
   if (r.tables?.length) lines.push('');
   lines.push(r.report ? `report: ${r.report}` : `outputs: ${r.out}`);
