@@ -1,4 +1,5 @@
 import type { PublishedComparison } from '../analysis/published.js';
+import type { PhotoObject, PhotosSummary } from '../formats/photos.js';
 import type { RegressionReport } from '../analysis/regression.js';
 import { escapeHtml as h } from './escape.js';
 import type { Gallery } from './gallery.js';
@@ -173,18 +174,8 @@ export function publishedHtml(list: PublishedComparison[]): string {
 
 /** Real photos annotated by a detector, against reference boxes (the pipeline's `photos` stage). */
 export interface PhotosReport {
-  summary: {
-    detector: string;
-    note: string | null;
-    images: number;
-    objects: number;
-    hits: number;
-    hit_rate: number | null;
-    subject: { hits: number; objects: number };
-    object: { hits: number; objects: number };
-    mean_iou: number | null;
-  };
-  objects: { item: string; image: string; role: string; phrase: string; reference: number[]; detected: number[] | null; iou: number | null; hit: boolean }[];
+  summary: PhotosSummary;
+  objects: PhotoObject[];
 }
 
 /** The photos with both boxes, and the detector's hit rate; `thumbs` maps an image path to its thumbnail. */

@@ -9,38 +9,14 @@ import { annotate, annotationQuality, readCocoFile, targetsFromManifest } from '
 import { importWhatsupToManifest } from '../../datasets/index.js';
 import { ANNOTATIONS_FILE, type CocoFile } from '../../formats/coco.js';
 import { MANIFEST_FILE } from '../../formats/manifest.js';
+import { PHOTOS_FILE, type PhotoObject, type PhotosSummary } from '../../formats/photos.js';
 import type { PipelineConfig } from '../../formats/pipeline.js';
 import { boxIou, xywhToXyxy } from '../../geometry/boxes.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import { sha256File } from '../../util/hash.js';
 import type { Stage } from '../engine.js';
 
-export const PHOTOS_FILE = 'photos.json';
-
-/** One reference object: the detector's box (or none) against the reference box. */
-export interface PhotoObject {
-  item: string;
-  image: string;
-  role: 'subject' | 'object';
-  phrase: string;
-  reference: number[];
-  detected: number[] | null;
-  iou: number | null;
-  hit: boolean;
-}
-
-export interface PhotosStageSummary {
-  detector: string;
-  note: string | null;
-  images: number;
-  objects: number;
-  hits: number;
-  /** hits / objects, and per role. */
-  hit_rate: number | null;
-  subject: { hits: number; objects: number };
-  object: { hits: number; objects: number };
-  mean_iou: number | null;
-}
+export type PhotosStageSummary = PhotosSummary;
 
 /** Every reference object with the detector's box for the same item and role (highest score). */
 export function photoObjects(pred: CocoFile, reference: CocoFile, imageOf: Map<string, string>): PhotoObject[] {

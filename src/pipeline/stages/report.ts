@@ -8,7 +8,7 @@ import type { AnalyzeStageSummary } from './analyze.js';
 import type { ScoreStageSummary } from './score.js';
 import { MANIFEST_FILE } from '../../formats/manifest.js';
 import { readJsonFile } from '../../util/jsonl.js';
-import { PHOTOS_FILE, type PhotoObject, type PhotosStageSummary } from './photos.js';
+import { PHOTOS_FILE, type PhotoObject, type PhotosSummary } from '../../formats/photos.js';
 
 export interface ReportStageSummary {
   /** Report file, relative to the stage folder. */
@@ -33,7 +33,7 @@ export function reportStage(config: PipelineConfig): Stage {
         manifest: join(ctx.input('dataset'), MANIFEST_FILE),
         prompts: primary ? join(ctx.input('prompts'), `${primary}.jsonl`) : undefined,
         photos: config.photos
-          ? { summary: ctx.summaryOf<PhotosStageSummary>('photos'), objects: (await readJsonFile<{ objects: PhotoObject[] }>(join(ctx.input('photos'), PHOTOS_FILE))).objects }
+          ? { summary: ctx.summaryOf<PhotosSummary>('photos'), objects: (await readJsonFile<{ objects: PhotoObject[] }>(join(ctx.input('photos'), PHOTOS_FILE))).objects }
           : undefined,
       });
       return { file: config.report.file, warnings: results.reduce((n, r) => n + r.warnings.length, 0) };
