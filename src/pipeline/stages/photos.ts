@@ -3,8 +3,7 @@
  * layout, annotates them with a detector (boxes only), and measures its hit rate (IoU >= 0.5) against
  * reference boxes. The report shows each photo with both boxes.
  */
-import { resolve } from 'node:path';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { annotate, annotationQuality, readCocoFile, targetsFromManifest } from '../../annotate/index.js';
 import { importWhatsupToManifest } from '../../datasets/index.js';
 import { ANNOTATIONS_FILE, type CocoFile } from '../../formats/coco.js';
