@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { loadImage } from '../perception/image.js';
 import { cudaProviderInstalled } from '../perception/runtime.js';
 import { depthEstimators, detectors, segmenters } from '../perception/registry.js';
-import type { Device, ModelLoadOptions, RgbImage } from '../perception/types.js';
+import type { Device, ModelLoadOptions, PluginProvenance, RgbImage } from '../perception/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
 import { VERSION } from '../util/version.js';
@@ -72,13 +72,6 @@ export interface AnnotateRunSummary extends AnnotateSummary {
   device: string;
 }
 
-/** Optional provenance a model plug-in may expose (overrides what is derived from its manifest). */
-interface PluginProvenance {
-  sha256?: string | null;
-  device?: string;
-  thresholds?: Record<string, number>;
-}
-
 function provenanceOf(model: object | undefined): PluginProvenance {
   return (model as { provenance?: PluginProvenance } | undefined)?.provenance ?? {};
 }
@@ -121,6 +114,7 @@ async function buildInfo(o: AnnotateOptions, created: string, models: Perception
     const described = models ? await describeModel(id, task, o) : { record: { id, task, sha256: null }, thresholds: {} };
     const p = provenanceOf(model);
     if (p.sha256 !== undefined) described.record.sha256 = p.sha256;
+    if (p.settings) described.record.settings = p.settings;
     list.push(described.record);
     Object.assign(thresholds, described.thresholds);
     Object.assign(pluginThresholds, p.thresholds ?? {});
