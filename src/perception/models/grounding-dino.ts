@@ -84,6 +84,8 @@ export const DINO_REFERENCE_DECODING: DinoDecoding = { scoreTokens: 'all', clamp
 /** A decoded box with the text positions above the text threshold (the reference's label tokens). */
 export interface DinoDetection extends Detection {
   textPositions: number[];
+  /** The query (0..899) the box came from. */
+  query: number;
 }
 
 /**
@@ -119,7 +121,7 @@ export function decodeGroundingDino(
     const [cx, cy, w, h] = [boxes[q * 4]!, boxes[q * 4 + 1]!, boxes[q * 4 + 2]!, boxes[q * 4 + 3]!];
     const corners: Detection['box'] = [(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height];
     const box = decoding.clamp === 'image' ? clipBox(corners, width, height) : corners;
-    out.push({ box, score: best, label, textPositions });
+    out.push({ box, score: best, label, textPositions, query: q });
   }
   return out.sort((a, b) => b.score - a.score);
 }
@@ -191,7 +193,7 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
         th,
         decoding,
       );
-      return dets.slice(0, maxBoxes).map(({ textPositions, ...d }) => ({
+      return dets.slice(0, maxBoxes).map(({ textPositions, query: _query, ...d }) => ({
         ...d,
         textLabel: tokenizer.decode(textPositions.map((p) => tok.ids[p]!)),
       }));
