@@ -6,14 +6,15 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync, inflateSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { FIXTURES } from './paths.js';
 
 export const PARITY = join(FIXTURES, 'parity');
 
+/** The reference entry for `model` in reference-<model>.json (which also names versions and seed). */
 export function reference<T>(model: string): T {
-  return JSON.parse(readFileSync(join(PARITY, `reference-${model}.json`), 'utf8')) as T;
+  return (JSON.parse(readFileSync(join(PARITY, `reference-${model}.json`), 'utf8')) as Record<string, T>)[model]!;
 }
 
 export const f32 = (b64: string) => {
@@ -30,9 +31,9 @@ export function onnxFile(name: string): string {
   return out;
 }
 
-/** A 0/1 mask stored as numpy packbits, deflated, base64. */
-export function unpackMask(b64: string, length: number): Uint8Array {
-  const bits = inflateSync(Buffer.from(b64, 'base64'));
+/** 0/1 values stored as numpy packbits, base64. */
+export function unpackBits(b64: string, length: number): Uint8Array {
+  const bits = Buffer.from(b64, 'base64');
   const out = new Uint8Array(length);
   for (let i = 0; i < length; i++) out[i] = (bits[i >> 3]! >> (7 - (i & 7))) & 1;
   return out;

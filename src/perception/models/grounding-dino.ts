@@ -55,6 +55,11 @@ export function tokenisePhrase(tokenizer: Tokenizer, phrase: string): PhraseToke
   return { ids: enc.ids, attentionMask: enc.attention_mask, tokenTypeIds: enc.token_type_ids, phrasePositions };
 }
 
+/** Token ids to text as the reference's `batch_decode` (special tokens kept); '' for none. */
+export function decodeTokens(tokenizer: Tokenizer, ids: number[]): string {
+  return ids.length === 0 ? '' : tokenizer.decode(ids);
+}
+
 const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
 
 export interface DinoThresholds {
@@ -108,16 +113,19 @@ export function decodeGroundingDino(
   decoding: DinoDecoding = DINO_REFERENCE_DECODING,
 ): DinoDetection[] {
   const out: DinoDetection[] = [];
+  // The reference compares float32 probabilities with the thresholds cast to float32.
+  const f = Math.fround;
+  const [boxTh, textTh] = [f(th.box), f(th.text)];
   const valid = Math.min(tokens.length, textLen);
   const scored = decoding.scoreTokens === 'all' ? Array.from({ length: valid }, (_, i) => i) : tokens.phrasePositions;
   for (let q = 0; q < queries; q++) {
     const row = q * textLen;
     let best = 0;
     for (const t of scored) best = Math.max(best, sigmoid(logits[row + t]!));
-    if (!(best > th.box)) continue;
-    if (decoding.scoreTokens === 'phrase' && !(best > th.text)) continue;
+    if (!(f(best) > boxTh)) continue;
+    if (decoding.scoreTokens === 'phrase' && !(f(best) > textTh)) continue;
     const textPositions: number[] = [];
-    for (let t = 1; t < Math.min(valid, textLen - 1); t++) if (sigmoid(logits[row + t]!) > th.text) textPositions.push(t);
+    for (let t = 1; t < Math.min(valid, textLen - 1); t++) if (f(sigmoid(logits[row + t]!)) > textTh) textPositions.push(t);
     const [cx, cy, w, h] = [boxes[q * 4]!, boxes[q * 4 + 1]!, boxes[q * 4 + 2]!, boxes[q * 4 + 3]!];
     const corners: Detection['box'] = [(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height];
     const box = decoding.clamp === 'image' ? clipBox(corners, width, height) : corners;
@@ -195,7 +203,7 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
       );
       return dets.slice(0, maxBoxes).map(({ textPositions, query: _query, ...d }) => ({
         ...d,
-        textLabel: tokenizer.decode(textPositions.map((p) => tok.ids[p]!)),
+        textLabel: decodeTokens(tokenizer, textPositions.map((p) => tok.ids[p]!)),
       }));
     },
     async dispose() {
