@@ -80,3 +80,52 @@ export function resizeBicubicFloat(src: Float32Array, sw: number, sh: number, dw
 
 /** How a depth map is brought back to the image size. */
 export type DepthResize = 'bicubic' | 'bilinear';
+
+/** ATen's linear taps for align_corners=False, in float32 (source index clamped at 0). */
+function linearTaps32(src: number, dst: number): { i0: Int32Array; i1: Int32Array; l0: Float32Array; l1: Float32Array } {
+  const f = Math.fround;
+  const scale = f(src / dst);
+  const i0 = new Int32Array(dst);
+  const i1 = new Int32Array(dst);
+  const l0 = new Float32Array(dst);
+  const l1 = new Float32Array(dst);
+  for (let d = 0; d < dst; d++) {
+    if (src === dst) {
+      i0[d] = i1[d] = d;
+      l0[d] = 1;
+      continue;
+    }
+    const real = Math.max(f(f(scale * f(d + 0.5)) - 0.5), 0);
+    const a = Math.min(Math.floor(real), src - 1);
+    const lambda = Math.min(Math.max(f(real - a), 0), 1);
+    i0[d] = a;
+    i1[d] = a < src - 1 ? a + 1 : a;
+    l1[d] = lambda;
+    l0[d] = f(1 - lambda);
+  }
+  return { i0, i1, l0, l1 };
+}
+
+/**
+ * Bilinear resize of a float map as PyTorch's CPU `interpolate(mode="bilinear", align_corners=False)`
+ * computes it in float32: per output pixel, each of the two source rows across, then the two down.
+ * Reads the `sw` x `sh` window at the top-left of a map whose rows are `stride` wide. Pure.
+ */
+export function resizeBilinearFloat32(src: Float32Array, sw: number, sh: number, dw: number, dh: number, stride = sw): Float32Array {
+  const f = Math.fround;
+  const xs = linearTaps32(sw, dw);
+  const ys = linearTaps32(sh, dh);
+  const out = new Float32Array(dw * dh);
+  for (let y = 0; y < dh; y++) {
+    const r0 = ys.i0[y]! * stride;
+    const r1 = ys.i1[y]! * stride;
+    const [wy0, wy1] = [ys.l0[y]!, ys.l1[y]!];
+    for (let x = 0; x < dw; x++) {
+      const [a, b, wx0, wx1] = [xs.i0[x]!, xs.i1[x]!, xs.l0[x]!, xs.l1[x]!];
+      const top = f(f(src[r0 + a]! * wx0) + f(src[r0 + b]! * wx1));
+      const bottom = f(f(src[r1 + a]! * wx0) + f(src[r1 + b]! * wx1));
+      out[y * dw + x] = f(top * wy0) + f(bottom * wy1);
+    }
+  }
+  return out;
+}
