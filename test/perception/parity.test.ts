@@ -289,9 +289,10 @@ describe('SAM masks and IoU scores match post_process_masks', () => {
       for (let y = 0; y < w.size; y++) for (let x = 0; x < w.size; x++) if (r.mask[(w.y + y) * width + w.x + x] !== want[y * w.size + x]) windowPixels++;
     }
     scoreMax = Math.max(scoreMax, Math.abs(r.score - entry.iou_scores[entry.best]!));
-    // The target is pixel-identical; measured, a few masks differ by one pixel whose mask logit is
-    // within float32 noise of 0 (the table in docs/perception.md reports it as not met). This bounds
-    // the gap so that any real post-processing change still fails here.
+    // The target is pixel-identical; 5 of 18 masks differ by one pixel. Transformers' own
+    // post_process_masks differs as much when fed onnxruntime's logits instead of torch's
+    // (docs/perception.md): the model's float noise, not the port. This bounds the gap so that a
+    // real post-processing change still fails here.
     if (!same) {
       expect(Math.abs(r.mask.reduce((a, v) => a + v, 0) - area)).toBeLessThanOrEqual(1);
       expect(windows.every((w) => unpackBits(w.base64, w.size * w.size).every((v, i) => r.mask[(w.y + Math.floor(i / w.size)) * width + w.x + (i % w.size)] === v))).toBe(true);
