@@ -9,11 +9,11 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CocoFile } from '../../src/annotate/coco.js';
+import type { CocoFile } from '../../src/formats/coco.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importWhatsup } from '../../src/datasets/whatsup.js';
 import { SYNTH_CATEGORIES } from '../../src/datasets/synth/records.js';
-import { imageSize, loadImage } from '../../src/perception/image.js';
+import { loadImage } from '../../src/perception/image.js';
 import type { DepthResize } from '../../src/perception/interpolate.js';
 import { resizeDepth } from '../../src/perception/models/depth.js';
 import { DINO_REFERENCE_DECODING, decodeGroundingDino, decodeTokens, loadTokenizer, tokenisePhrase } from '../../src/perception/models/grounding-dino.js';
@@ -233,8 +233,8 @@ describe('gsr annotate --depth zoedepth-nyu-kitti with an exported file', () => 
     const r = runCli(['annotate', photo, '--objects', 'dog,table', '--detector', 'fastestdet', '--depth', 'zoedepth-nyu-kitti', '--models-dir', models, '--device', 'cpu', '--out', out, '--json']);
     expect(r.status, r.stderr).toBe(0);
     const coco = JSON.parse(readFileSync(join(out, 'annotations.json'), 'utf8')) as CocoFile;
-    expect(coco.info.depth).toMatchObject({ unit: 'm', larger: 'farther', scale: 0.001 });
-    expect(coco.info.models?.find((m) => m.id === 'zoedepth-nyu-kitti')?.settings).toEqual({ depth_resize: 'bicubic' });
+    expect(coco.info?.depth).toMatchObject({ unit: 'm', larger: 'farther', scale: 0.001 });
+    expect(coco.info?.models?.find((m) => m.id === 'zoedepth-nyu-kitti')?.settings).toEqual({ depth_resize: 'bicubic' });
     const dog = coco.annotations.find((a) => a.phrase === 'dog')!;
     // The random-weight model's depth lies near 0.69 m everywhere (reference-zoedepth.json).
     expect(dog.depth).toMatchObject({ unit: 'm' });

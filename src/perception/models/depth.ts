@@ -63,8 +63,8 @@ export function postprocessZoeDepth(raw: Float32Array, rawSize: [number, number]
 }
 
 interface DepthPort {
-  prepare(image: RgbImage, pool: Float32Pool): Promise<PreparedImage>;
-  post(raw: Float32Array, rawSize: [number, number], original: [number, number], how: DepthResize): Float32Array;
+  prepare: (image: RgbImage, pool: Float32Pool) => Promise<PreparedImage>;
+  post: (raw: Float32Array, rawSize: [number, number], original: [number, number], how: DepthResize) => Float32Array;
 }
 
 function depthFactory(id: string, port: (manifest: ModelManifest) => DepthPort): (opts: ModelLoadOptions) => Promise<DepthEstimator> {
