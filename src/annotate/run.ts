@@ -11,7 +11,7 @@ import { readConfined } from '../util/confined.js';
 import { lockOutputFolder } from '../util/lock.js';
 import { cudaProviderInstalled } from '../perception/runtime.js';
 import { depthEstimators, detectors, segmenters } from '../perception/registry.js';
-import type { Device, ModelLoadOptions, RgbImage } from '../perception/types.js';
+import type { Device, ModelLoadOptions, PluginProvenance, RgbImage } from '../perception/types.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
 import { VERSION } from '../util/version.js';
@@ -79,13 +79,6 @@ export interface AnnotateRunSummary extends AnnotateSummary {
   device: string;
 }
 
-/** Optional provenance a model plug-in may expose (overrides what is derived from its manifest). */
-interface PluginProvenance {
-  sha256?: string | null;
-  device?: string;
-  thresholds?: Record<string, number>;
-}
-
 /** Decodes a target's image; a manifest item's image is read only when its real path stays inside its root. */
 async function readTargetImage(target: AnnotateTarget): Promise<RgbImage> {
   if (target.root === undefined) return loadImage(target.imagePath, target.fileName);
@@ -141,6 +134,7 @@ async function buildInfo(o: AnnotateOptions, created: string, models: Perception
     const described = models ? await describeModel(id, task, o) : { record: { id, task, sha256: null }, thresholds: {} };
     const p = provenanceOf(model);
     if (p.sha256 !== undefined) described.record.sha256 = p.sha256;
+    if (p.settings) described.record.settings = p.settings;
     list.push(described.record);
     Object.assign(thresholds, described.thresholds);
     Object.assign(pluginThresholds, p.thresholds ?? {});
