@@ -124,10 +124,3 @@ export function sumCells(tallies: Map<string, Map<string, ItemTally>>): { splits
   }
   return { splits, relations, splitRelations };
 }
-
-/**
- * Live instances that keep the classes' object shapes alive between scoring calls: otherwise a GC
- * between calls frees them and V8 throws away the optimised code that depends on them (measured: `add`
- * was re-optimised after every model in the scoring bench). Exported only so that it stays reachable.
- */
-export const SHAPE_ANCHORS: readonly object[] = [new BiasTally(), new CellSum()];

@@ -46,34 +46,32 @@ function answerIndexOf(p: PromptRecord): number {
   return /^[A-Z]$/.test(p.expected) ? p.expected.charCodeAt(0) - 65 : -1;
 }
 
-/** The prompts (grounding prompts dropped) with one slot per distinct key; prompts sharing a key share a slot. */
-interface PromptIndex {
-  source: readonly PromptRecord[];
-  prompts: PromptRecord[];
-  slotOf: Map<string, number>;
+/**
+ * Prompts indexed for scoring: grounding prompts dropped, one slot per distinct key (prompts sharing
+ * a key share a slot). Scoring many models against one prompt list builds it once with
+ * {@link indexPrompts} and passes it to {@link scoreReasoning}. It holds the records it was given:
+ * index again after editing them.
+ */
+export class PromptIndex {
   /** Slot of each prompt in `prompts`. */
-  slots: Int32Array;
+  readonly slots: Int32Array;
+  readonly slotOf = new Map<string, number>();
+
+  constructor(readonly prompts: readonly PromptRecord[]) {
+    this.slots = new Int32Array(prompts.length);
+    prompts.forEach((p, i) => {
+      let slot = this.slotOf.get(p.key);
+      if (slot === undefined) this.slotOf.set(p.key, (slot = this.slotOf.size));
+      this.slots[i] = slot;
+    });
+  }
 }
 
-// Scoring many models against one prompt list (the benchmark) indexes it once. Checked by identity of
-// the list and of every record in it, so a list that was changed is indexed again.
-const promptIndexCache = new WeakMap<readonly PromptRecord[], PromptIndex>();
-
-function indexPrompts(prompts: Iterable<PromptRecord>): PromptIndex {
-  const source = Array.isArray(prompts) ? (prompts as readonly PromptRecord[]) : [...prompts];
-  const cached = promptIndexCache.get(source);
-  if (cached && cached.source.length === source.length && cached.source.every((p, i) => p === source[i])) return cached;
-  const kept = source.filter((p) => p.task !== 'grounding');
-  const slotOf = new Map<string, number>();
-  const slots = new Int32Array(kept.length);
-  kept.forEach((p, i) => {
-    let slot = slotOf.get(p.key);
-    if (slot === undefined) slotOf.set(p.key, (slot = slotOf.size));
-    slots[i] = slot;
-  });
-  const index = { source: source.slice(), prompts: kept, slotOf, slots };
-  promptIndexCache.set(source, index);
-  return index;
+/** Indexes reasoning prompts once, for scoring several models' responses against them. */
+export function indexPrompts(prompts: Iterable<PromptRecord>): PromptIndex {
+  const kept: PromptRecord[] = [];
+  for (const p of prompts) if (p.task !== 'grounding') kept.push(p);
+  return new PromptIndex(kept);
 }
 
 /**
@@ -151,14 +149,17 @@ export function scorePrompt(prompt: PromptRecord, response: ResponseRecord | und
   };
 }
 
-/** Scores every prompt and aggregates per split, relation and answer position. */
+/**
+ * Scores every prompt and aggregates per split, relation and answer position. `prompts` is the
+ * prompt list, or its {@link PromptIndex} when several models are scored against it.
+ */
 export function scoreReasoning(
-  prompts: Iterable<PromptRecord>,
+  prompts: Iterable<PromptRecord> | PromptIndex,
   responses: Iterable<ResponseRecord>,
   options: ScoreReasoningOptions = {},
 ): { result: ReasoningResult; items: ReasoningItemResult[] } {
   const mode = options.mode ?? 'both';
-  const index = indexPrompts(prompts);
+  const index = prompts instanceof PromptIndex ? prompts : indexPrompts(prompts);
   const { bySlot, unmatched, models } = responsesBySlot(index, responses, options.model);
   if (models.size > 1) throw new GsrError(`responses hold several models (${[...models].sort().join(', ')}); choose one with the model option`);
   const items: ReasoningItemResult[] = [];
