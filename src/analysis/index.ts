@@ -4,8 +4,6 @@ export { ols, tTwoSidedP, simplePredictionBand, type OlsResult, type OlsOptions,
 export { pearson, spearman, averageRanks, type Correlation } from './correlation.js';
 /** Seeded percentile bootstrap confidence intervals. */
 export { bootstrapMean, bootstrapMeanOfMeans, type BootstrapInterval, type BootstrapOptions } from './bootstrap.js';
-/** Quantile of sorted values, linear between order statistics (numpy's default). */
-export { quantileSorted } from '../util/stats.js';
 /** Seeded pseudo-random generator (mulberry32). */
 export { seededRandom } from './random.js';
 /** Exact McNemar, exact binomial and z tests against chance. */

@@ -16,7 +16,7 @@ export {
   type Relation,
 } from './manifest.js';
 /** Image paths of manifest items: relative, forward slashes, never leaving their root. */
-export { resolveItemImage, normaliseRelativePath, isInside } from './image-paths.js';
+export { resolveItemImage, realItemImage, itemBase, normaliseRelativePath, isInside } from './image-paths.js';
 /** COCO annotation files with gsr-bench's fields (role, phrase, score, mask_score, depth), compressed RLE masks. */
 export {
   CocoFileSchema,

@@ -17,7 +17,7 @@ import { extractChoiceAnswer, extractTemplateAnswer, type Extraction } from './a
 import { orderSplits } from '../formats/manifest.js';
 import { mean } from '../util/stats.js';
 import { GsrError } from '../util/errors.js';
-import { BiasTally, CellSum, sumCells, type ItemTally } from './reasoning-cells.js';
+import { addBias, biasResult, cellResult, newBiasTally, sumCells, type BiasTally, type CellSum, type ItemTally } from './reasoning-cells.js';
 import type { ReasoningItemResult, ReasoningMode, ReasoningResult } from './reasoning-types.js';
 
 export type { PositionBias, ReasoningCell, ReasoningItemResult, ReasoningMode, ReasoningResult } from './reasoning-types.js';
@@ -164,7 +164,7 @@ export function scoreReasoning(
   if (models.size > 1) throw new GsrError(`responses hold several models (${[...models].sort().join(', ')}); choose one with the model option`);
   const items: ReasoningItemResult[] = [];
   const tallies = new Map<string, Map<string, ItemTally>>(); // split -> item -> tally
-  const bias = new BiasTally();
+  const bias = newBiasTally();
   const splitBias = new Map<string, BiasTally>();
   const reasons: Record<string, number> = {};
   const tasks = new Set<string>();
@@ -186,7 +186,7 @@ export function scoreReasoning(
       inSplit = tallies.get(r.split);
       if (!inSplit) tallies.set(r.split, (inSplit = new Map()));
       sb = splitBias.get(r.split);
-      if (!sb) splitBias.set(r.split, (sb = new BiasTally()));
+      if (!sb) splitBias.set(r.split, (sb = newBiasTally()));
       t = undefined;
     }
     if (r.item !== lastItem || t === undefined) {
@@ -204,24 +204,24 @@ export function scoreReasoning(
       reasons[why] = (reasons[why] ?? 0) + 1;
     }
     if (r.rotation === 0) t.first = r.correct;
-    bias.add(r);
-    sb.add(r);
+    addBias(bias, r);
+    addBias(sb, r);
   }
   const { splits, relations, splitRelations } = sumCells(tallies);
   const splitNames = orderSplits(splits.keys());
-  const splitCells = Object.fromEntries(splitNames.map((s) => [s, splits.get(s)!.cell(mode)]));
+  const splitCells = Object.fromEntries(splitNames.map((s) => [s, cellResult(splits.get(s)!, mode)]));
   const avg = (f: 'circular' | 'vanilla' | 'vanilla_first') => {
     const vs = splitNames.map((s) => splitCells[s][f]).filter((v): v is number => v !== null);
     return vs.length === splitNames.length ? mean(vs) : null;
   };
-  const cells = (m: Map<string, CellSum>) => Object.fromEntries([...m.keys()].sort().map((k) => [k, m.get(k)!.cell(mode)]));
+  const cells = (m: Map<string, CellSum>) => Object.fromEntries([...m.keys()].sort().map((k) => [k, cellResult(m.get(k)!, mode)]));
   const result: ReasoningResult = {
     model: options.model ?? [...models][0] ?? 'unknown',
     task: tasks.size === 1 ? [...tasks][0] : [...tasks].sort().join('+') || 'none',
     mode,
     splits: splitCells,
     total_average: { circular: avg('circular'), vanilla: avg('vanilla'), vanilla_first: avg('vanilla_first') },
-    position_bias: { ...bias.result(), splits: Object.fromEntries(splitNames.map((s) => [s, splitBias.get(s)!.result()])) },
+    position_bias: { ...biasResult(bias), splits: Object.fromEntries(splitNames.map((s) => [s, biasResult(splitBias.get(s)!)])) },
     relations: cells(relations),
     split_relations: cells(splitRelations),
     unmatched_responses: unmatched,
