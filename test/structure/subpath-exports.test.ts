@@ -20,8 +20,8 @@ const NATIVE = ['onnxruntime-node', 'sharp', 'better-sqlite3'];
 const HEAVY = ['vega', 'vega-lite', 'mathjs'];
 
 /** Subpaths that load no native module, and those that load no heavy library either. */
-const NO_NATIVE = ['geometry', 'formats', 'prompts', 'benchmarks', 'scoring', 'analysis'];
-const NO_HEAVY = ['geometry', 'formats', 'prompts', 'benchmarks', 'scoring'];
+const NO_NATIVE = ['geometry', 'formats', 'prompts', 'scoring', 'analysis'];
+const NO_HEAVY = ['geometry', 'formats', 'prompts', 'scoring'];
 
 interface Loaded {
   packages: string[];
