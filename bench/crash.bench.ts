@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { seededRandom } from '../src/analysis/random.js';
+import { seededRandom } from '../src/util/random.js';
 import { annotateTarget, crashTrial, pipelineTarget, runTarget, runToEnd, type CliEntry, type CrashTarget, type KillPoint, type TrialResult } from '../test/helpers/crash-matrix.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

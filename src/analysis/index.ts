@@ -4,10 +4,6 @@ export { ols, tTwoSidedP, simplePredictionBand, type OlsResult, type OlsOptions,
 export { pearson, spearman, averageRanks, type Correlation } from './correlation.js';
 /** Seeded percentile bootstrap confidence intervals. */
 export { bootstrapMean, bootstrapMeanOfMeans, type BootstrapInterval, type BootstrapOptions } from './bootstrap.js';
-/** Quantile of sorted values, linear between order statistics (numpy's default). */
-export { quantileSorted } from '../util/stats.js';
-/** Seeded pseudo-random generator (mulberry32). */
-export { seededRandom } from './random.js';
 /** Exact McNemar, exact binomial and z tests against chance. */
 export { mcnemarExact, mcnemarPaired, binomialTest, proportionZTest, type McNemarResult, type BinomialTestResult } from './tests.js';
 /** Regression across models: tables from CSV, fits, statsmodels-like summary, leave-one-out. */

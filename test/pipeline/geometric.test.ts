@@ -5,7 +5,7 @@ import { chooseCaption, type SceneGeometry, type Xyxy } from '../../src/mllm/bas
 import { createGeometricAnswerer, createAlwaysFirstAnswerer, createRandomAnswerer } from '../../src/mllm/baselines/answerers.js';
 import type { CocoFile } from '../../src/formats/coco.js';
 import type { PromptRecord } from '../../src/formats/prompts.js';
-import { seededRandom } from '../../src/analysis/random.js';
+import { seededRandom } from '../../src/util/random.js';
 
 /** Seeded PRNG so the scenes are reproducible. */
 const rng = seededRandom;

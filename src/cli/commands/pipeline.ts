@@ -88,7 +88,8 @@ export function registerPipeline(program: Command): void {
     .option('--json', 'print the checked configuration as JSON')
     .action(
       action(async (file: string, o: { json?: boolean }) => {
-        const { loadPipeline, preflight, buildStages, isBenchPipeline, loadBenchPipeline, benchStages } = await pipelineLib();
+        const { preflight, buildStages, isBenchPipeline, loadBenchPipeline, benchStages } = await pipelineLib();
+        const { loadPipeline } = await import('../../formats/pipeline-file.js');
         if (await isBenchPipeline(file)) {
           const bench = await loadBenchPipeline(file);
           const stages = benchStages(bench.config).map((s) => s.name);

@@ -3,7 +3,6 @@
  * annotations alone). They answer TG, MC, DAP and grounding prompts in the same text shapes a model
  * would, so the runner and the scorer treat them like any model.
  */
-import { createHash } from 'node:crypto';
 import { readCocoFile, type CocoFile } from '../../formats/coco.js';
 import type { AnyPrompt } from '../../formats/prompts.js';
 import { GsrError } from '../../util/errors.js';
@@ -14,12 +13,7 @@ import { xywhToXyxy } from '../../geometry/boxes.js';
 import { indexAnnotations, sceneOf } from './annotation-index.js';
 import { chooseCaption } from './geometry-reasoner.js';
 import { createSimulatedAnswerer, simulatedSettings } from './simulated.js';
-
-/** A uniform number in [0, 1) that depends only on the seed and the prompt key (order-independent). */
-function uniform(seed: number, key: string, salt: string): number {
-  const digest = createHash('sha256').update(`${seed}\0${key}\0${salt}`).digest();
-  return digest.readUInt32BE(0) / 2 ** 32;
-}
+import { keyedUniform } from '../../util/random.js';
 
 /** Box format the grid-based baselines declare (their boxes are on a 0-1000 grid). */
 export const GRID_BOX_FORMAT: BaselineBoxFormat = 'qwen2-vl';
@@ -31,11 +25,11 @@ export function createRandomAnswerer(name: string, seed: number): Answerer {
     async answer(anyPrompt: AnyPrompt): Promise<string> {
       const prompt = whatsupPrompt(anyPrompt, name);
       if (answerStyle(prompt) === 'grounding') {
-        const xs = [uniform(seed, prompt.key, 'x1'), uniform(seed, prompt.key, 'x2')].sort((a, b) => a - b);
-        const ys = [uniform(seed, prompt.key, 'y1'), uniform(seed, prompt.key, 'y2')].sort((a, b) => a - b);
+        const xs = [keyedUniform(seed, prompt.key, 'x1'), keyedUniform(seed, prompt.key, 'x2')].sort((a, b) => a - b);
+        const ys = [keyedUniform(seed, prompt.key, 'y1'), keyedUniform(seed, prompt.key, 'y2')].sort((a, b) => a - b);
         return formatBox([xs[0] * 1000, ys[0] * 1000, xs[1] * 1000, ys[1] * 1000], 1000, 1000, GRID_BOX_FORMAT);
       }
-      const index = Math.floor(uniform(seed, prompt.key, 'choice') * prompt.options.length);
+      const index = Math.floor(keyedUniform(seed, prompt.key, 'choice') * prompt.options.length);
       return choiceText(prompt, index);
     },
   };

@@ -12,7 +12,7 @@
  *   when its boxes lead the reasoner to the truth and it is not among the reasoning errors.
  * - Grounding: its box for the asked role.
  */
-import { createHash } from 'node:crypto';
+import { keyedUniform as uniform } from '../../util/random.js';
 import type { CocoFile } from '../../formats/coco.js';
 import { boxIou, clipBox, xywhToXyxy } from '../../geometry/boxes.js';
 import type { AnyPrompt, PromptRecord } from '../../formats/prompts.js';
@@ -28,11 +28,6 @@ export interface SimulatedSettings {
   /** Share of items answered with a wrong caption whatever the boxes say, in [0, 1]. */
   reasoningError: number;
   seed: number;
-}
-
-function uniform(seed: number, ...parts: string[]): number {
-  const digest = createHash('sha256').update([String(seed), ...parts].join('\0')).digest();
-  return digest.readUInt32BE(0) / 2 ** 32;
 }
 
 /**
