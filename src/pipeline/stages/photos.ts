@@ -4,9 +4,9 @@
  * reference boxes. The report shows each photo with both boxes.
  */
 import { join, resolve } from 'node:path';
-import { annotate, annotationQuality, readCocoFile, targetsFromManifest } from '../../annotate/index.js';
+import { annotate, annotationQuality, targetsFromManifest } from '../../annotate/index.js';
 import { importWhatsupToManifest } from '../../datasets/index.js';
-import { ANNOTATIONS_FILE, type CocoFile } from '../../formats/coco.js';
+import { ANNOTATIONS_FILE, readCocoFile, type CocoFile } from '../../formats/coco.js';
 import { MANIFEST_FILE } from '../../formats/manifest.js';
 import { PHOTOS_FILE, type PhotoObject, type PhotosSummary } from '../../formats/photos.js';
 import type { PipelineConfig } from '../../formats/pipeline.js';
