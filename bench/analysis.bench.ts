@@ -6,7 +6,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrapMean, buildReasoningTable, leaveOneOut, loadAllResults, loadModelResults, ols, roundingSensitivity, seededRandom, type RegressionTable } from '../src/analysis/index.js';
+import { bootstrapMean, buildReasoningTable, leaveOneOut, loadAllResults, loadModelResults, ols, roundingSensitivity, type RegressionTable } from '../src/analysis/index.js';
+import { seededRandom } from '../src/util/random.js';
 import { renderHtmlReport } from '../src/report/index.js';
 import { writeJsonAtomic, writeJsonlAtomic } from '../src/util/fs.js';
 

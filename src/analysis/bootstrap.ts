@@ -1,4 +1,4 @@
-import { seededRandom } from './random.js';
+import { seededRandom } from '../util/random.js';
 import { quantileSorted } from '../util/stats.js';
 
 /** A point estimate with a percentile bootstrap confidence interval. */

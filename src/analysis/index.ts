@@ -4,10 +4,6 @@ export { ols, tTwoSidedP, simplePredictionBand, type OlsResult, type OlsOptions,
 export { pearson, spearman, averageRanks, type Correlation } from './correlation.js';
 /** Seeded percentile bootstrap confidence intervals. */
 export { bootstrapMean, bootstrapMeanOfMeans, type BootstrapInterval, type BootstrapOptions } from './bootstrap.js';
-/** Quantile of sorted values, linear between order statistics (numpy's default). */
-export { quantileSorted } from '../util/stats.js';
-/** Seeded pseudo-random generator (mulberry32). */
-export { seededRandom } from './random.js';
 /** Exact McNemar, exact binomial and z tests against chance. */
 export { mcnemarExact, mcnemarPaired, binomialTest, proportionZTest, type McNemarResult, type BinomialTestResult } from './tests.js';
 /** Regression across models: tables from CSV, fits, statsmodels-like summary, leave-one-out. */
@@ -57,3 +53,5 @@ export { fitTable, loadRegressionTable, type RegressionInput } from './regressio
 export { relabelModel, truthBoxes, regressionShift, type RelabelModel, type RelabelColumn, type RegressionShift } from './relabel.js';
 /** Cohen's kappa of two raters. */
 export { cohenKappa, type KappaResult } from './agreement.js';
+/** Measured beside the GSR-Bench paper's published Tables 1-3. */
+export { comparePublished, formatPublished, paperModelFor, TABLE1_SPLITS, TABLE2_COLUMNS, type PublishedCell, type PublishedComparison } from './published.js';

@@ -1,7 +1,7 @@
 import normalCdf from '@stdlib/stats-base-dists-normal-cdf';
 import tquantile from '@stdlib/stats-base-dists-t-quantile';
 import { lgamma } from 'mathjs';
-import { seededRandom } from './random.js';
+import { seededRandom } from '../util/random.js';
 import { simpleSlope } from './regression.js';
 
 /**

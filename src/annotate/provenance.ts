@@ -14,6 +14,8 @@ export interface ModelRecord {
   /** sha256 of the model's first file (its only one for single-file models); null when unknown. */
   sha256: string | null;
   files?: Array<{ role: string; path: string; sha256: string; matches_manifest: boolean | null }>;
+  /** Named decoding settings the plug-in ran with (e.g. GroundingDINO `score_tokens`, depth `resize`). */
+  settings?: Record<string, string>;
 }
 
 const THRESHOLD_KEY = /threshold|iou/i;

@@ -7,10 +7,12 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { loadImage } from '../perception/image.js';
+import { readConfined } from '../util/confined.js';
+import { lockOutputFolder } from '../util/lock.js';
 import { cudaProviderInstalled } from '../perception/runtime.js';
 import { depthEstimators, detectors, segmenters } from '../perception/registry.js';
-import type { Device, ModelLoadOptions, RgbImage } from '../perception/types.js';
-import { errorMessage } from '../util/errors.js';
+import type { Device, ModelLoadOptions, PluginProvenance, RgbImage } from '../perception/types.js';
+import { GsrError, errorMessage } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
 import { VERSION } from '../util/version.js';
 import { annotateImage, type PerceptionModels } from './annotate-image.js';
@@ -51,6 +53,11 @@ export interface AnnotateOptions {
   /** Stops after the current image; the output is still rebuilt and valid. */
   signal?: AbortSignal;
   progress?: Progress;
+  /**
+   * Take `outDir`'s lock for the run (default true), so a second writer into the same folder is refused
+   * with a clear message. The pipeline passes false: it holds the lock of its whole output folder.
+   */
+  lock?: boolean;
   /** Called once the journal is read: how many images there are, were finished before, and remain. */
   onPlan?: (plan: { total: number; skipped: number; todo: number }) => void;
 }
@@ -72,11 +79,17 @@ export interface AnnotateRunSummary extends AnnotateSummary {
   device: string;
 }
 
-/** Optional provenance a model plug-in may expose (overrides what is derived from its manifest). */
-interface PluginProvenance {
-  sha256?: string | null;
-  device?: string;
-  thresholds?: Record<string, number>;
+/** Decodes a target's image; a manifest item's image is read only when its real path stays inside its root. */
+async function readTargetImage(target: AnnotateTarget): Promise<RgbImage> {
+  if (target.root === undefined) return loadImage(target.imagePath, target.fileName);
+  let bytes: Buffer;
+  try {
+    bytes = await readConfined(target.imagePath, target.root);
+  } catch (err) {
+    if (err instanceof GsrError) throw err;
+    throw new GsrError(`cannot read image ${target.fileName}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
+  }
+  return loadImage(bytes, target.fileName);
 }
 
 function provenanceOf(model: object | undefined): PluginProvenance {
@@ -121,6 +134,7 @@ async function buildInfo(o: AnnotateOptions, created: string, models: Perception
     const described = models ? await describeModel(id, task, o) : { record: { id, task, sha256: null }, thresholds: {} };
     const p = provenanceOf(model);
     if (p.sha256 !== undefined) described.record.sha256 = p.sha256;
+    if (p.settings) described.record.settings = p.settings;
     list.push(described.record);
     Object.assign(thresholds, described.thresholds);
     Object.assign(pluginThresholds, p.thresholds ?? {});
@@ -142,8 +156,17 @@ async function buildInfo(o: AnnotateOptions, created: string, models: Perception
 
 /** Runs the annotation; returns the summary over everything in the output folder. */
 export async function annotate(o: AnnotateOptions): Promise<AnnotateRunSummary> {
-  const started = Date.now();
   await mkdir(o.outDir, { recursive: true });
+  const lock = o.lock === false ? null : lockOutputFolder(o.outDir, 'gsr annotate');
+  try {
+    return await annotateUnlocked(o);
+  } finally {
+    lock?.release();
+  }
+}
+
+async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary> {
+  const started = Date.now();
   const settings = { detector: o.detector, segmenter: o.segmenter ?? null, depth: o.depth ?? null, params: o.params ?? {} };
   const journal = await openJournal(join(o.outDir, JOURNAL_FILE), settings, { restart: o.restart });
   const annotationsPath = join(o.outDir, ANNOTATIONS_FILE);
@@ -170,7 +193,7 @@ export async function annotate(o: AnnotateOptions): Promise<AnnotateRunSummary> 
       const fill = () => {
         while (queue.length < batch && next < todo.length) {
           const target = todo[next++];
-          const image = loadImage(target.imagePath, target.fileName);
+          const image = readTargetImage(target);
           image.catch(() => undefined); // handled when its turn comes
           queue.push({ target, image });
         }

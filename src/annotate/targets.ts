@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basename, extname, resolve } from 'node:path';
-import { resolveItemImage } from '../formats/image-paths.js';
+import { itemBase, resolveItemImage } from '../formats/image-paths.js';
 import { readManifest } from '../formats/manifest.js';
 import { GsrError } from '../util/errors.js';
 
@@ -16,6 +16,8 @@ export interface AnnotateTarget {
   split?: string;
   /** Absolute path of the image file. */
   imagePath: string;
+  /** Dataset root the image must stay inside (real path checked when it is read); unset for files named on the command line. */
+  root?: string;
   /** File name recorded in COCO `images[].file_name` (the manifest's relative path). */
   fileName: string;
   objects: Array<{ role: Role; phrase: string }>;
@@ -74,7 +76,7 @@ export async function targetsFromManifest(manifestPath: string): Promise<Annotat
   for await (const item of readManifest(manifestPath)) {
     const objects: AnnotateTarget['objects'] = [{ role: 'subject', phrase: item.subject }];
     if (item.object !== null) objects.push({ role: 'object', phrase: item.object });
-    targets.push({ itemId: item.id, split: item.split, imagePath: resolveItemImage(item, manifestPath), fileName: item.image, objects });
+    targets.push({ itemId: item.id, split: item.split, imagePath: resolveItemImage(item, manifestPath), root: itemBase(item, manifestPath), fileName: item.image, objects });
   }
   return targets;
 }

@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import { sha256File } from '../util/hash.js';
 import { hashCanonical } from '../prompts/key.js';
 import type { BenchItem } from '../formats/bench-item.js';
@@ -46,7 +47,8 @@ export async function writeBenchPromptFile<I extends BenchItem>(benchmark: Bench
     try {
       drafts = benchmark.buildPrompts(item, settings, context);
       for (const d of drafts) {
-        const parts: PromptPart[] = await Promise.all(d.parts.map(async (p) => (p.type === 'image' ? { ...p, sha256: await sha(p.image) } : p)));
+        // Image paths are stored as real paths: the runner refuses one that leads through a symbolic link.
+        const parts: PromptPart[] = await Promise.all(d.parts.map(async (p) => (p.type === 'image' ? { ...p, image: await realpath(p.image).catch(() => p.image), sha256: await sha(p.image) } : p)));
         const body = { ...d, benchmark: benchmark.name, parts };
         built.push({ key: benchPromptKey(body), ...body });
       }

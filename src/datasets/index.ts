@@ -1,15 +1,9 @@
 /**
- * Datasets: What'sUp import, synthetic scenes with exact ground truth, and the manifest format
- * every later stage reads.
+ * Datasets: What'sUp import and synthetic scenes with exact ground truth. The manifest format they
+ * write is `gsr-bench/formats`.
  */
-/** Manifest item schema, type, and the known relations and splits. */
-export { ManifestItemSchema, RELATIONS, SPLITS, type ManifestItem, type Relation } from '../formats/manifest.js';
-/** Streams a manifest.jsonl, zod-validated; errors name `file:line`. */
-export { readManifest, readManifestAll } from '../formats/manifest.js';
-/** Absolute image path of an item (against `root`, or the manifest folder), refusing escapes. */
-export { resolveItemImage, normaliseRelativePath, isInside } from '../formats/image-paths.js';
-/** Caption parser ("A dog to the right of a bench" -> dog / bench / right) and caption writer. */
-export { parseCaption, captionFor, type ParsedCaption } from './caption.js';
+/** Caption parser ("A dog to the right of a bench" -> dog / bench / right), caption writer, the relation phrase table. */
+export { parseCaption, captionFor, parseCaptionRelation, converseRelation, RELATION_PHRASES, type ParsedCaption, type CaptionRelation } from './caption.js';
 /** The six official What'sUp files and the pure record converters. */
 export { WHATSUP_FILES, convertControlledRecord, convertQaRecord, controlledImageInDataFolder, loaderRelation, loaderRelationName, type WhatsupFileSpec } from './whatsup-records.js';
 /** `gsr dataset import whatsup`: reads the official files under a root into manifest items / a manifest file. */

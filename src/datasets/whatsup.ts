@@ -10,7 +10,8 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
-import { GsrError } from '../util/errors.js';
+import { confinedRealPath } from '../util/confined.js';
+import { GsrError, errorMessage } from '../util/errors.js';
 import { readJsonFile } from '../util/jsonl.js';
 import { writeManifest, type ManifestItem } from '../formats/manifest.js';
 import { isInside, normaliseRelativePath } from '../formats/image-paths.js';
@@ -126,6 +127,12 @@ export async function importWhatsup(rootArg: string, options: WhatsupImportOptio
         (async () => {
           if (!(await isFile(abs))) {
             errors.push({ seq: at, id: item.id, message: `${where} (${item.id}): image not found: ${abs}` });
+            return;
+          }
+          try {
+            await confinedRealPath(abs, root);
+          } catch (err) {
+            errors.push({ seq: at, id: item.id, message: `${where} (${item.id}): image path "${partial.image}" leaves the dataset root: ${errorMessage(err)}` });
             return;
           }
           if (options.readSizes === false) return;

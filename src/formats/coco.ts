@@ -112,6 +112,8 @@ export const AnnotationInfoSchema = z.looseObject({
         sha256: z.string().nullable(),
         /** Each file loaded, with its sha256 and whether that matches the model manifest. */
         files: z.array(z.object({ role: z.string(), path: z.string(), sha256: z.string(), matches_manifest: z.boolean().nullable() })).optional(),
+        /** Named decoding settings the model ran with (which mode made these annotations). */
+        settings: z.record(z.string(), z.string()).optional(),
       }),
     )
     .optional(),

@@ -2,8 +2,9 @@
  * Image path rules shared by the importers and every stage that opens an item's image:
  * paths are relative, use forward slashes, and never leave their root.
  */
-import { dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
-import { GsrError } from '../util/errors.js';
+import { dirname, isAbsolute, posix, resolve } from 'node:path';
+import { PathEscapeError, confinedRealPath, isInside } from '../util/confined.js';
+import { GsrError, errorMessage } from '../util/errors.js';
 import type { ManifestItem } from './manifest.js';
 
 /**
@@ -18,10 +19,11 @@ export function normaliseRelativePath(path: string): string | null {
   return norm;
 }
 
-/** True when `path` (absolute) is `root` itself or lies inside it. */
-export function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+export { isInside };
+
+/** The folder an item's image path is relative to: its root, or the manifest's folder. */
+export function itemBase(item: Pick<ManifestItem, 'root'>, manifestPath: string): string {
+  return item.root ?? dirname(resolve(manifestPath));
 }
 
 /**
@@ -30,7 +32,7 @@ export function isInside(root: string, path: string): boolean {
  * that are absolute or escape that base.
  */
 export function resolveItemImage(item: Pick<ManifestItem, 'id' | 'image' | 'root'>, manifestPath: string): string {
-  const base = item.root ?? dirname(resolve(manifestPath));
+  const base = itemBase(item, manifestPath);
   const rel = normaliseRelativePath(item.image);
   if (rel === null) {
     throw new GsrError(`${manifestPath}: item ${item.id}: image path "${item.image}" is absolute or escapes its root`);
@@ -40,4 +42,19 @@ export function resolveItemImage(item: Pick<ManifestItem, 'id' | 'image' | 'root
     throw new GsrError(`${manifestPath}: item ${item.id}: image path "${item.image}" escapes ${base}`);
   }
   return abs;
+}
+
+/**
+ * {@link resolveItemImage}, then the image's real path, refused (PathEscapeError) when a symbolic
+ * link, of the file or of a folder on the way, leads out of the item's root. Use it before a file
+ * is read, hashed or sent anywhere; a missing file is a GsrError.
+ */
+export async function realItemImage(item: Pick<ManifestItem, 'id' | 'image' | 'root'>, manifestPath: string): Promise<string> {
+  const abs = resolveItemImage(item, manifestPath);
+  try {
+    return await confinedRealPath(abs, itemBase(item, manifestPath));
+  } catch (err) {
+    if (err instanceof PathEscapeError) throw new PathEscapeError(`item ${item.id}: ${err.message}`);
+    throw new GsrError(`item ${item.id}: cannot read image ${abs}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
+  }
 }

@@ -109,6 +109,7 @@ function resolvePaths(config: PipelineConfig, base: string): PipelineConfig {
   if (c.dataset.whatsup) c.dataset.whatsup.root = abs(c.dataset.whatsup.root)!;
   if (c.dataset.manifest) c.dataset.manifest = abs(c.dataset.manifest);
   c.annotations.file = abs(c.annotations.file);
+  if (c.photos) Object.assign(c.photos, { root: abs(c.photos.root), reference: abs(c.photos.reference), models_dir: abs(c.photos.models_dir) });
   if (c.annotations.models?.models_dir) c.annotations.models.models_dir = abs(c.annotations.models.models_dir);
   c.prompts.templates = abs(c.prompts.templates);
   for (const m of c.models) m.templates = abs(m.templates);
@@ -130,7 +131,12 @@ export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, te
     const pos = lines.linePos(err.pos[0]);
     throw new GsrError(`${file}:${pos.line}:${pos.col}: invalid YAML: ${err.message.split('\n')[0]}`);
   }
-  const raw = doc.toJS() as unknown;
+  let raw: unknown;
+  try {
+    raw = doc.toJS(); // refuses alias bombs (yaml's maxAliasCount) with a plain Error
+  } catch (err) {
+    throw new GsrError(`${file}: invalid YAML: ${errorMessage(err).split('\n')[0]}`);
+  }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new GsrError(`${file}: a pipeline file must be a YAML mapping`);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {

@@ -82,7 +82,7 @@ const Prompts = z.strictObject({
 export const Model = z.strictObject({
   /** Name in results and the report. */
   name: Name,
-  /** Answerer kind: `openai` (Chat Completions over HTTP) or a baseline (`geometric`, `random`, `always-first`). */
+  /** Answerer kind: `openai` (Chat Completions over HTTP), a baseline (`geometric`, `random`, `always-first`) or `simulated`. */
   kind: z.string().min(1),
   /** Model id sent to the endpoint (default: name). */
   model: z.string().min(1).optional(),
@@ -98,6 +98,10 @@ export const Model = z.strictObject({
   temperature: z.number().min(0).optional(),
   max_tokens: z.number().int().positive().optional(),
   seed: z.number().int().nonnegative().optional(),
+  /** `simulated`: target G-Score (share of items whose boxes are hits), 0-1. */
+  grounding: z.number().min(0).max(1).optional(),
+  /** `simulated`: share of items answered wrong whatever its boxes say, 0-1. */
+  reasoning_error: z.number().min(0).max(1).optional(),
   /** Tasks to ask this model (default: all the pipeline's tasks). */
   tasks: z.array(z.enum(TASKS)).optional(),
   /** Include this model only when all these environment variables are set (else skip it, with a notice). */
@@ -124,6 +128,22 @@ const Report = z.strictObject({
   file: z.string().min(1).default('report.html'),
 });
 
+/**
+ * Real photos annotated beside the main data: a What'sUp-layout folder, a detector, and reference
+ * boxes the detector's hit rate is measured against (the demo: the 16 shipped photos and FastestDet).
+ */
+const Photos = z.strictObject({
+  /** Data folder in What'sUp's layout. */
+  root: z.string().min(1),
+  /** Detector id (boxes only). */
+  detector: z.string().min(1).default('fastestdet'),
+  /** Reference annotations (COCO with item ids) to measure its hit rate against. */
+  reference: z.string().min(1),
+  models_dir: z.string().min(1).optional(),
+  /** Shown in the report beside the hit rate (e.g. what the detector stands in for). */
+  note: z.string().optional(),
+});
+
 /** A whole pipeline file. */
 export const PipelineSchema = z.strictObject({
   name: Name,
@@ -136,6 +156,7 @@ export const PipelineSchema = z.strictObject({
   models: z.array(Model).default([]),
   metrics: Metrics.prefault({}),
   report: Report.prefault({}),
+  photos: Photos.optional(),
   /** Stop after this stage (e.g. `annotate` for an annotation-only pipeline). */
   stop_after: z.enum(['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze', 'report']).optional(),
 });

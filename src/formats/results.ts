@@ -64,37 +64,36 @@ export const GroundingSummarySchema = z.object({
 });
 export type GroundingSummary = z.infer<typeof GroundingSummarySchema>;
 
-/** One line of reasoning-items.jsonl: one prompt (item x rotation) scored. */
-export const ReasoningItemRecordSchema = z.object({
+/** Fields every scored-item line has: the prompt key, the item, its split, the raw answer and its status. */
+const ItemLineSchema = z.object({
   key: z.string().optional(),
   item: z.string(),
   split: z.string(),
+  output: z.string().nullable().optional(),
+  status: z.string().optional(),
+});
+
+/** One line of reasoning-items.jsonl: one prompt (item x rotation) scored. */
+export const ReasoningItemRecordSchema = ItemLineSchema.extend({
   relation: z.string().optional(),
   task: z.string().optional(),
   rotation: num.optional(),
   permutation: z.array(num).optional(),
-  output: z.string().nullable().optional(),
   extracted: z.unknown().optional(),
   correct: z.boolean(),
-  status: z.string().optional(),
 });
 export type ReasoningItemRecord = z.infer<typeof ReasoningItemRecordSchema>;
 
 /** One line of grounding-items.jsonl: one object asked for and scored. */
-export const GroundingItemRecordSchema = z.object({
-  key: z.string().optional(),
-  item: z.string(),
-  split: z.string(),
+export const GroundingItemRecordSchema = ItemLineSchema.extend({
   role: z.string(),
   phrase: z.string().optional(),
-  output: z.string().nullable().optional(),
   /** The model's box, xyxy original-image pixels (also read from `parsed`, `parsed_box`, `pred_box`). */
   box: z.array(num).nullable().optional(),
   /** The annotation box, xyxy pixels (also read from `gt_box`). */
   gt: z.array(num).nullable().optional(),
   iou: num.nullable().optional(),
   hit: z.boolean(),
-  status: z.string().optional(),
   image: z.string().optional(),
 });
 export type GroundingItemRecord = z.infer<typeof GroundingItemRecordSchema>;

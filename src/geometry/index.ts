@@ -35,3 +35,5 @@ export {
   boxArea,
   boxIou,
 } from './boxes.js';
+/** Depth statistics (median, mean, p10, p90) inside a mask or box, and a box's pixel range. */
+export { regionDepthStats, boxPixelRange, type RegionDepthStats } from './depth-stats.js';

@@ -1,10 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
+import { isUtf8 } from 'node:buffer';
 
 export interface HttpReply {
   status: number;
   header(name: string): string | null;
   text: string;
+  /** The body was not valid UTF-8: `text` has U+FFFD where the bad bytes were. */
+  invalidUtf8: boolean;
 }
 
 /**
@@ -45,7 +48,8 @@ export class HttpPoster {
           if (settled) return;
           settled = true;
           signal.removeEventListener('abort', onAbort);
-          resolve({ status: res.statusCode ?? 0, header: (name) => headerValue(res.headers[name.toLowerCase()]), text: Buffer.concat(chunks).toString('utf8') });
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, header: (name) => headerValue(res.headers[name.toLowerCase()]), text: bytes.toString('utf8'), invalidUtf8: !isUtf8(bytes) });
         });
       });
       req.on('error', fail);

@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { readConfined } from '../util/confined.js';
+import { GsrError, errorMessage } from '../util/errors.js';
 import { AnswerError } from './errors.js';
 
 const MIME: Record<string, string> = { '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp', '.gif': 'image/gif' };
@@ -20,11 +21,12 @@ export class DataUrlCache {
       return hit;
     }
     const mime = MIME[extname(path).toLowerCase()] ?? 'application/octet-stream';
-    const loading = readFile(path).then(
+    // Prompt files hold real paths; a path that now leads through a symbolic link is never read.
+    const loading = readConfined(path).then(
       (bytes) => `data:${mime};base64,${bytes.toString('base64')}`,
       (err: NodeJS.ErrnoException) => {
         this.entries.delete(path);
-        throw new AnswerError(`cannot read image ${path}: ${err.code ?? err.message}`, false);
+        throw new AnswerError(err instanceof GsrError ? err.message : `cannot read image ${path}: ${err.code ?? errorMessage(err)}`, false);
       },
     );
     this.entries.set(path, loading);

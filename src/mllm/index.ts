@@ -1,6 +1,6 @@
 /** The MLLM runner: answerers, the SQLite run store, retries, and response import/export. */
-export type { Answerer } from './types.js';
-export type { ResponseRecord } from '../formats/responses.js';
+export type { Answerer, AnswerWithWarning } from './types.js';
+export { answerText } from './types.js';
 /** Registry of answerers by kind (`openai` and the baselines) and the options their factories take. */
 export { answerers, type AnswererFactory, type AnswererOptions } from './registry.js';
 /** A failed attempt, with retryability and the server's retry-after. */

@@ -5,7 +5,7 @@ import { DataUrlCache } from './image-url.js';
 import { HttpPoster, type HttpReply } from './http-post.js';
 import { answerers, type AnswererOptions } from './registry.js';
 import { isRetryableStatus, parseRetryAfter } from './retry.js';
-import type { Answerer } from './types.js';
+import type { Answerer, AnswerWithWarning } from './types.js';
 
 export interface OpenAiOptions {
   model: string;
@@ -68,7 +68,7 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
 
   return {
     name: `openai:${opts.model}`,
-    async answer(prompt: AnyPrompt, signal: AbortSignal): Promise<string> {
+    async answer(prompt: AnyPrompt, signal: AbortSignal): Promise<string | AnswerWithWarning> {
       // Several images in one user turn, interleaved with the text, in the prompt's order.
       const userContent = await Promise.all(promptParts(prompt).map(async (part) => (part.type === 'text'
         ? { type: 'text', text: part.text }
@@ -113,6 +113,7 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
       if (choice === undefined) throw new AnswerError('response has no choices', true, status);
       const content = textOf(choice?.message?.content);
       if (content === undefined) throw new AnswerError(`response has no message content (finish_reason ${choice?.finish_reason ?? 'none'})`, false, status);
+      if (reply.invalidUtf8) return { text: content, warning: INVALID_UTF8_WARNING };
       return content;
     },
     async close() {
@@ -120,6 +121,9 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
     },
   };
 }
+
+/** The warning an ok record carries when the response body was not valid UTF-8. */
+export const INVALID_UTF8_WARNING = 'warning: the response body was not valid UTF-8; invalid bytes were replaced with U+FFFD';
 
 if (!answerers.has('openai')) answerers.register('openai', async (o: AnswererOptions) => {
   if (o.baseUrl === undefined) throw new GsrError('the openai answerer needs --base-url');

@@ -193,9 +193,12 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
       const attempt = attemptController(runSignal, timeoutMs);
       const t0 = performance.now();
       let output: string | undefined;
+      let warning: string | null = null;
       let failure: ReturnType<typeof classifyError> | undefined;
       try {
-        output = await raceAbort(answerer.answer(p, attempt.signal), attempt.signal);
+        const answer = await raceAbort(answerer.answer(p, attempt.signal), attempt.signal);
+        if (typeof answer === 'string') output = answer;
+        else ({ text: output, warning } = answer);
       } catch (err) {
         if (runSignal.aborted) break;
         failure = attempt.signal.aborted ? { retryable: true, reason: `timeout after ${timeoutMs} ms` } : classifyError(err);
@@ -205,7 +208,8 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
       const latency = performance.now() - t0;
       if (output !== undefined || !failure!.retryable || attempts > policy.maxRetries) {
         const status = output !== undefined ? 'ok' : 'failed';
-        const error = failure ? (failure.retryable ? `${failure.reason} (gave up after ${attempts} attempts)` : failure.reason) : null;
+        // An ok record keeps a warning in `error` (docs/mllm.md); a failed one its reason.
+        const error = failure ? (failure.retryable ? `${failure.reason} (gave up after ${attempts} attempts)` : failure.reason) : warning;
         // Not awaited: the worker claims its next prompt meanwhile, and both go to the store in one
         // flush. The result is counted and reported only once its row is committed.
         const committed = batcher.commit({

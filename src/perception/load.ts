@@ -42,3 +42,11 @@ export function numberParam(opts: ModelLoadOptions, name: string, fallback: numb
   if (!Number.isFinite(n)) throw new GsrError(`parameter ${name} must be a number, got "${v}"`);
   return n;
 }
+
+/** A string port parameter restricted to `allowed` (the first is the default). */
+export function choiceParam<T extends string>(opts: ModelLoadOptions, name: string, allowed: readonly [T, ...T[]]): T {
+  const v = opts.params?.[name];
+  if (v === undefined) return allowed[0];
+  if (!(allowed as readonly string[]).includes(String(v))) throw new GsrError(`parameter ${name} must be one of ${allowed.join(', ')}, got "${v}"`);
+  return String(v) as T;
+}

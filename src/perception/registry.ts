@@ -1,6 +1,6 @@
 import { Registry } from '../util/registry.js';
 import type { DepthEstimator, Detector, ModelLoadOptions, Segmenter } from './types.js';
-import { depthAnythingFactory } from './models/depth.js';
+import { depthAnythingFactory, zoeDepthFactory } from './models/depth.js';
 import { createFastestDet } from './models/fastestdet.js';
 import { createGroundingDino } from './models/grounding-dino.js';
 import { samFactory } from './models/sam.js';
@@ -24,3 +24,4 @@ segmenters.register('slimsam-77-uniform', samFactory('slimsam-77-uniform'));
 segmenters.register('sam-vit-base', samFactory('sam-vit-base'));
 depthEstimators.register('depth-anything-v2-small', depthAnythingFactory('depth-anything-v2-small'));
 depthEstimators.register('depth-anything-v2-metric-indoor-small', depthAnythingFactory('depth-anything-v2-metric-indoor-small'));
+depthEstimators.register('zoedepth-nyu-kitti', zoeDepthFactory('zoedepth-nyu-kitti'));

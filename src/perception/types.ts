@@ -17,6 +17,19 @@ export interface Detection {
   box: [number, number, number, number];
   score: number;
   label: string;
+  /** Open-vocabulary detectors: the prompt tokens above the text threshold, decoded (the reference's label). */
+  textLabel?: string;
+}
+
+/**
+ * What a plug-in may report about itself for the annotations' `info` (overrides what is derived
+ * from its manifest): file hash, device, thresholds and named decoding settings in effect.
+ */
+export interface PluginProvenance {
+  sha256?: string | null;
+  device?: string;
+  thresholds?: Record<string, number>;
+  settings?: Record<string, string>;
 }
 
 /**
@@ -34,6 +47,7 @@ export interface Detector {
    * recorded as "not in the vocabulary" rather than "no box above threshold". Absent: always true.
    */
   canDetect?(phrase: string): boolean;
+  readonly provenance?: PluginProvenance;
   dispose(): Promise<void>;
 }
 
@@ -69,6 +83,7 @@ export interface DepthEstimator {
   /** Where the model really runs (after `auto` chose); absent when the plug-in cannot say. */
   readonly device?: 'cpu' | 'cuda';
   estimate(image: RgbImage): Promise<DepthMap>;
+  readonly provenance?: PluginProvenance;
   dispose(): Promise<void>;
 }
 

@@ -8,14 +8,14 @@
  * lives in `<out>/.state/<stage>/` and survives reruns.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
+import { lockOutputFolder } from '../util/lock.js';
 import { hashCanonical } from '../prompts/key.js';
 import { folderDigest, type FileEntry } from './hash.js';
 import { PipelineProgress, type StageProgress } from './progress.js';
-import { pidAlive } from '../util/process.js';
 
 /** Bump when stage semantics change so old outputs are not reused. */
 export const ENGINE_VERSION = 1;
@@ -147,7 +147,7 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
     names.add(s.name);
   }
   await mkdir(options.out, { recursive: true });
-  const unlock = await lockOutput(options.out);
+  const lock = lockOutputFolder(options.out, 'gsr pipeline run');
   // Old folders a crash left between the two renames of a folder swap.
   for (const name of await readdir(options.out)) if (/\.old-\d+$/.test(name)) await rm(join(options.out, name), { recursive: true, force: true });
   const progress = options.progress ?? new PipelineProgress(stages.length);
@@ -207,32 +207,9 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
     }
   } finally {
     progress.stop();
-    await unlock();
+    lock.release();
   }
   return outcomes;
-}
-
-const LOCK_FILE = '.lock';
-
-/** One run per output folder: a lock file holding the pid; a dead owner's lock is taken over. */
-async function lockOutput(out: string): Promise<() => Promise<void>> {
-  const path = join(out, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(path, 'wx');
-      await handle.writeFile(`${process.pid}\n`);
-      await handle.close();
-      return () => rm(path, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && pidAlive(pid)) {
-        throw new GsrError(`${out} is in use by another gsr pipeline run (pid ${pid})`);
-      }
-      await rm(path, { force: true });
-    }
-  }
-  throw new GsrError(`cannot lock ${out}`);
 }
 
 /** Moves a finished folder into place; the old one is moved aside first and removed after. */

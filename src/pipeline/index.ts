@@ -2,10 +2,6 @@
 
 /** Runs a pipeline file end to end (`gsr pipeline run`), and its stage list. */
 export { runPipeline, pipelineStatus, buildStages, STAGE_NAMES, type PipelineRunOptions, type PipelineResult } from './run.js';
-/** Reads and validates a pipeline file; errors name the file, line and key. */
-export { loadPipeline, parsePipeline, type LoadedPipeline } from '../formats/pipeline-file.js';
-/** The pipeline file schema (zod) and its types. */
-export { PipelineSchema, type PipelineConfig, type ModelConfig, type PipelineTask } from '../formats/pipeline.js';
 /** Checks run before any stage: paths, answerer kinds, box formats, endpoint reachability. */
 export { preflight, endpointProblem } from './preflight.js';
 /** The stage engine: content-hashed stages, skip when unchanged, resume, atomic completion. */

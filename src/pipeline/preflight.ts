@@ -64,8 +64,12 @@ export async function preflight(config: PipelineConfig, file: string): Promise<v
     }
     const extra = (m.tasks ?? []).filter((t) => !config.prompts.tasks.includes(t));
     if (extra.length > 0) throw new GsrError(`${where}: tasks ${extra.join(', ')} not in prompts.tasks (${config.prompts.tasks.join(', ')})`);
-    if (m.kind === 'geometric' && m.box_format && !(BASELINE_BOX_FORMATS as readonly string[]).includes(m.box_format)) {
-      throw new GsrError(`${where}: the geometric baseline writes boxes as ${BASELINE_BOX_FORMATS.join(' or ')}, not ${m.box_format}`);
+    if ((m.kind === 'geometric' || m.kind === 'simulated') && m.box_format && !(BASELINE_BOX_FORMATS as readonly string[]).includes(m.box_format)) {
+      throw new GsrError(`${where}: the ${m.kind} answerer writes boxes as ${BASELINE_BOX_FORMATS.join(' or ')}, not ${m.box_format}`);
+    }
+    if (m.kind === 'simulated' && m.grounding === undefined) throw new GsrError(`${where}: a simulated answerer needs grounding (its target G-Score, 0-1)`);
+    if (m.kind !== 'simulated' && (m.grounding !== undefined || m.reasoning_error !== undefined)) {
+      throw new GsrError(`${where}: grounding and reasoning_error are settings of kind simulated, not ${m.kind}`);
     }
     if (m.kind === 'openai') {
       if (!m.base_url) throw new GsrError(`${where}: an openai model needs base_url`);

@@ -15,18 +15,20 @@ import { analyzeStage, type AnalyzeStageSummary } from './stages/analyze.js';
 import { annotateStage, type AnnotateStageSummary } from './stages/annotate.js';
 import { answerStage, type AnswerStageSummary } from './stages/answer.js';
 import { datasetStage } from './stages/dataset.js';
+import { photosStage, type PhotosStageSummary } from './stages/photos.js';
 import { promptsStage } from './stages/prompts.js';
 import { reportStage, type ReportStageSummary } from './stages/report.js';
 import { scoreStage, type ScoreStageSummary } from './stages/score.js';
 import { summaryRows, type SummaryRow } from './summary.js';
 
-/** Stage names in run order. */
-export const STAGE_NAMES = ['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze', 'report'] as const;
+/** Stage names in run order (`photos` only when the pipeline has `photos:`). */
+export const STAGE_NAMES = ['dataset', 'annotate', 'photos', 'prompts', 'answer', 'score', 'analyze', 'report'] as const;
 
 /** The stages of a pipeline, cut after `stop_after`. */
 export function buildStages(config: PipelineConfig): Stage[] {
-  const all = [datasetStage(config), annotateStage(config), promptsStage(config), answerStage(config), scoreStage(config), analyzeStage(config), reportStage(config)];
-  const stop = config.stop_after ? STAGE_NAMES.indexOf(config.stop_after) : all.length - 1;
+  const photos = photosStage(config);
+  const all = [datasetStage(config), annotateStage(config), ...(photos ? [photos] : []), promptsStage(config), answerStage(config), scoreStage(config), analyzeStage(config), reportStage(config)];
+  const stop = config.stop_after ? all.findIndex((s) => s.name === config.stop_after) : all.length - 1;
   return all.slice(0, stop + 1);
 }
 
@@ -50,6 +52,8 @@ export interface PipelineResult {
   skipped_models: LoadedPipeline['skippedModels'];
   rows: SummaryRow[];
   regression: AnalyzeStageSummary | null;
+  /** The real photos' detector hit rate against reference boxes, when the pipeline has `photos:`. */
+  photos?: PhotosStageSummary | null;
   /** Absolute path of the HTML report, when the report stage ran. */
   report: string | null;
   /** Benchmark pipelines: the plug-in's tables as text. */
@@ -78,6 +82,7 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
     skipped_models: loaded.skippedModels,
     rows: summaryRows(summaryOf<AnswerStageSummary>('answer'), summaryOf<ScoreStageSummary>('score')),
     regression: summaryOf<AnalyzeStageSummary>('analyze') ?? null,
+    photos: summaryOf<PhotosStageSummary>('photos') ?? null,
     report: report ? join(config.out, 'report', report.file) : null,
   };
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { readCocoFile } from '../formats/coco.js';
-import { resolveItemImage } from '../formats/image-paths.js';
+import { realItemImage } from '../formats/image-paths.js';
 import { ManifestItemSchema } from '../formats/manifest.js';
 import { writePromptFile, type PromptRecord, type PromptTask } from '../formats/prompts.js';
 import { GsrError, errorMessage } from '../util/errors.js';
@@ -103,7 +103,8 @@ export async function buildPromptFile(opts: BuildPromptsOptions): Promise<BuildP
       let image: string;
       let sha: string | undefined;
       try {
-        image = resolveItemImage(item, opts.manifest);
+        // The real path, checked to stay inside the item's root; the runner refuses it if it stops being real.
+        image = await realItemImage(item, opts.manifest);
         sha = hashes.get(image);
       } catch (err) {
         summary.skipped.push({ item: item.id, reason: errorMessage(err) });

@@ -1,7 +1,4 @@
-/** Prompt builders: TG, MC, grounding and depth-augmented prompts from a manifest (docs/mllm.md). */
-export type { PromptRecord, PromptTask, AnyPrompt } from '../formats/prompts.js';
-/** Either prompt form as ordered chat parts. */
-export { isBenchPrompt, promptParts } from '../formats/prompts.js';
+/** Prompt builders: TG, MC, grounding and depth-augmented prompts from a manifest (docs/mllm.md). The prompt record format is `gsr-bench/formats`. */
 /** Pure builder: the prompts of one manifest item for one task. */
 export { buildItemPrompts, type BuildContext } from './build.js';
 /** Streams a manifest into a prompt JSONL file (atomic), skipping and reporting bad items. */
@@ -14,5 +11,3 @@ export { rotations } from './rotations.js';
 export { promptKey, canonicalJson, hashCanonical, PROMPT_KEY_VERSION, type PromptKeyInput } from './key.js';
 /** DAP depth hints from a COCO annotation file (refuses files without unit and direction). */
 export { indexDepth, depthHint, type DepthIndex, type DepthStat, type DepthDirection } from './depth-hint.js';
-/** Validation of prompt records read from files. */
-export { PromptRecordSchema, parsePromptRecord, parseAnyPrompt } from '../formats/prompts.js';

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import sharp from 'sharp';
 import type { GroundingItemRecord, ModelResults, ReasoningItemRecord } from '../analysis/results-types.js';
 import type { CocoAnnotation, CocoFile } from '../formats/coco.js';
 import { rleDecode } from '../geometry/rle.js';
+import { itemBase, resolveItemImage } from '../formats/image-paths.js';
+import { readConfined } from '../util/confined.js';
 import { errorMessage } from '../util/errors.js';
 import { readJsonFile, readJsonl } from '../util/jsonl.js';
 
@@ -20,7 +22,12 @@ export interface GalleryEntry {
   detail: string;
   /** Grounding: which object. */
   role?: string;
+  /** The model's output, or its first characters when the full text is in a side file. */
   output: string;
+  /** Side file (path relative to the page) holding the whole output, when `output` is a preview. */
+  outputFile?: string;
+  /** Length in characters of the whole output, when `output` is a preview. */
+  outputLength?: number;
   extracted?: string;
   box?: number[] | null;
   gt?: number[] | null;
@@ -130,20 +137,31 @@ async function sampleEntries(results: ModelResults[], perGroup: number, warnings
   return sampler.entries;
 }
 
-/** Item id -> absolute image path, for the selected items only. */
-async function imagePaths(manifest: string, ids: Set<string>, warnings: string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const base = dirname(resolve(manifest));
+/** Item id -> image path and the root it must stay inside, for the selected items only. */
+async function imagePaths(manifest: string, ids: Set<string>, warnings: string[]): Promise<Map<string, ImageRef>> {
+  const out = new Map<string, ImageRef>();
   await streamInto<{ id?: unknown; image?: unknown; root?: unknown }>(manifest, warnings, (m) => {
     if (typeof m.id !== 'string' || !ids.has(m.id) || typeof m.image !== 'string') return;
-    out.set(m.id, isAbsolute(m.image) ? m.image : resolve(typeof m.root === 'string' ? m.root : base, m.image));
+    const item = { id: m.id, image: m.image, root: typeof m.root === 'string' ? m.root : undefined };
+    try {
+      out.set(m.id, { path: resolveItemImage(item, manifest), root: itemBase(item, manifest) });
+    } catch (err) {
+      warnings.push(`gallery: ${errorMessage(err)}`);
+    }
   });
   if (!existsSync(manifest)) warnings.push(`gallery: manifest not found: ${manifest}`);
   return out;
 }
 
-async function thumbnail(path: string, size: number): Promise<Omit<GalleryImage, 'id'>> {
-  const img = sharp(path).rotate();
+/** An image to show: its path, and the dataset root its real path must stay inside (unset: the path must be real). */
+export interface ImageRef {
+  path: string;
+  root?: string;
+}
+
+/** A downsized JPEG data URL of an image, with its original size (boxes are in those pixels). */
+export async function thumbnail(ref: ImageRef, size: number): Promise<Omit<GalleryImage, 'id'>> {
+  const img = sharp(await readConfined(ref.path, ref.root)).rotate();
   const meta = await img.metadata();
   // After EXIF rotation, 90-degree orientations swap width and height.
   const swap = (meta.orientation ?? 1) >= 5;
@@ -197,18 +215,19 @@ async function maskOverlay(ann: CocoAnnotation): Promise<string | null> {
 export async function collectGallery(results: ModelResults[], options: GalleryOptions = {}): Promise<Gallery> {
   const warnings: string[] = [];
   const entries = await sampleEntries(results, options.perGroup ?? 6, warnings);
-  const paths = options.manifest ? await imagePaths(options.manifest, new Set(entries.map((e) => e.item)), warnings) : new Map<string, string>();
+  const paths = options.manifest ? await imagePaths(options.manifest, new Set(entries.map((e) => e.item)), warnings) : new Map<string, ImageRef>();
   const images = new Map<string, GalleryImage>();
   const idByPath = new Map<string, string | null>();
   for (const e of entries) {
     // The manifest knows where images are; a record's own `image` is used only if it is a readable absolute path.
-    const path = paths.get(e.item) ?? (e.image && isAbsolute(e.image) && existsSync(e.image) ? e.image : undefined);
+    const ref = paths.get(e.item) ?? (e.image && isAbsolute(e.image) && existsSync(e.image) ? { path: e.image } : undefined);
     e.image = undefined;
-    if (!path) continue;
+    if (!ref) continue;
+    const path = ref.path;
     if (!idByPath.has(path)) {
       try {
         const id = `img${images.size}`;
-        images.set(id, { id, ...(await thumbnail(path, options.thumbSize ?? 360)) });
+        images.set(id, { id, ...(await thumbnail(ref, options.thumbSize ?? 360)) });
         idByPath.set(path, id);
       } catch (err) {
         warnings.push(`gallery: cannot read image ${path}: ${errorMessage(err)}`);

@@ -1,6 +1,6 @@
 /** The report renders what analysis computes: the HTML page, plots and the gallery. */
 /** Renders the self-contained HTML report; report writers registered by format name. */
-export { renderHtmlReport, reportWriters, type ReportOptions, type ReportWriter } from './write.js';
+export { renderHtmlReport, renderHtmlReportFiles, reportWriters, DEFAULT_PREVIEW_CHARS, type ReportOptions, type ReportWriter, type RenderedReport } from './write.js';
 /** Gallery of scored answers with images, boxes, prompts and verdicts. */
 export { collectGallery, type Gallery, type GalleryEntry, type GalleryImage, type GalleryOptions } from './gallery.js';
 /** Vega-Lite plots rendered headless to SVG. */

@@ -1,3 +1,5 @@
+import type { PublishedComparison } from '../analysis/published.js';
+import type { PhotoObject, PhotosSummary } from '../formats/photos.js';
 import type { RegressionReport } from '../analysis/regression.js';
 import { escapeHtml as h } from './escape.js';
 import type { Gallery } from './gallery.js';
@@ -104,7 +106,7 @@ export function regressionHtml(r: RegressionReport | null, svg: string | null, n
   );
 }
 
-function boxDiv(box: number[], w: number, hgt: number, cls: string): string {
+export function boxDiv(box: number[], w: number, hgt: number, cls: string): string {
   const [x1, y1, x2, y2] = box;
   const style = `left:${((100 * x1) / w).toFixed(2)}%;top:${((100 * y1) / hgt).toFixed(2)}%;width:${((100 * (x2 - x1)) / w).toFixed(2)}%;height:${((100 * (y2 - y1)) / hgt).toFixed(2)}%`;
   return `<div class="box ${cls}" style="${style}"></div>`;
@@ -130,6 +132,7 @@ export function galleryHtml(g: Gallery): string {
         `<div class="meta"><span class="verdict ${h(e.verdict)}">${h(e.verdict)}</span> <b>${h(e.model)}</b> · ${h(e.split)} · ${h(e.item)}<br>${h(e.detail)}${iou}${e.depth ? ` · ${h(e.depth)}` : ''}</div>` +
         (e.prompt ? `<details><summary>prompt</summary><pre>${h(e.prompt)}</pre></details>` : '') +
         `<pre class="output">${h(e.output)}</pre>` +
+        (e.outputFile ? `<div class="meta">first ${e.output.length} of ${e.outputLength} characters · <a href="${h(e.outputFile.split('/').map(encodeURIComponent).join('/'))}">whole output</a></div>` : '') +
         (e.extracted !== undefined ? `<div class="meta">extracted: ${h(e.extracted)}</div>` : '') +
         '</div>'
       );
@@ -157,4 +160,64 @@ export function relabelHtml(r: import('./relabel.js').RelabelReport): string {
   return `<p class="note">G-Scores re-scored from the models' parsed boxes against the pseudo-labels (${h(r.before)}) and the reviewed labels (${h(r.after)}). Change: paired bootstrap 95% interval over objects labelled in both; flipped: objects whose hit changed.</p>
 <table id="relabel"><thead><tr><th>Model</th><th>Column</th><th>Pseudo-labels</th><th>Reviewed</th><th>Change</th><th>Flipped</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
 <p>Regression ${h(g.y)} on ${h(g.x)} across ${g.models.length} models: pseudo-labels ${h(fit(g.before))}; reviewed ${h(fit(g.after))}.</p>${conclusion}`;
+}
+
+/** Ours beside the paper's published values: one table per paper table and model. */
+export function publishedHtml(list: PublishedComparison[]): string {
+  const f = (v: number | null) => (v === null ? '—' : v.toFixed(1));
+  const tables = list
+    .map((c) => {
+      const rows = c.cells
+        .map((x) => {
+          const id = `pub:${c.table}:${c.model}:${x.column}`;
+          const inside = x.inside === null ? '—' : x.inside ? 'inside' : 'outside';
+          return (
+            `<tr data-testid="${h(id)}" data-ours="${x.ours ?? ''}" data-published="${x.published}" data-inside="${x.inside ?? ''}"><th scope="row">${h(x.column)}</th><td>${h(x.ours_name)}</td>` +
+            `<td>${f(x.ours)}${x.low === null ? '' : `<span class="ci">[${f(x.low)}, ${f(x.high)}]</span>`}</td><td>${f(x.published)}</td>` +
+            `<td>${x.difference === null ? '—' : (x.difference >= 0 ? '+' : '') + x.difference.toFixed(1)}</td><td>${inside}</td><td class="note">${h(x.note ?? '')}</td></tr>`
+          );
+        })
+        .join('');
+      return (
+        `<h3>${h(c.table)}: ${h(c.model)} <span class="note">as the paper's ${h(c.paper_model)}</span></h3>` +
+        `<table class="published"><thead><tr><th>Paper column</th><th>Ours</th><th>Ours (%, 95% interval)</th><th>Published (%)</th><th>Difference</th><th>Published in our interval</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+      );
+    })
+    .join('\n');
+  return (
+    '<p class="note">Models matched to the paper through the name map (default <code>data/paper/paper-models.json</code>). Table 1: TG CircularEval per split and the Total Average ' +
+    '(plain mean of the six splits, as the paper computes it); Table 2: G-Score per split and role and the Avg G-Score (mean of the ten columns); Table 3: DAP CircularEval ' +
+    'on Subset B without and with the depth hint (Wilson intervals). Published numbers: data/paper/ (Rajabi and Košecká 2024).</p>' +
+    tables
+  );
+}
+
+/** Real photos annotated by a detector, against reference boxes (the pipeline's `photos` stage). */
+export interface PhotosReport {
+  summary: PhotosSummary;
+  objects: PhotoObject[];
+}
+
+/** The photos with both boxes, and the detector's hit rate; `thumbs` maps an image path to its thumbnail. */
+export function photosHtml(p: PhotosReport, thumbs: Map<string, { dataUrl: string; width: number; height: number; id: string }>): string {
+  const s = p.summary;
+  const rate = (hits: number, n: number) => `${hits} of ${n}${n ? ` (${((100 * hits) / n).toFixed(1)}%)` : ''}`;
+  const head =
+    (s.note ? `<p class="note" data-testid="photos:note"><b>${h(s.note)}</b></p>` : '') +
+    `<table id="photos-hits"><thead><tr><th>Detector</th><th>Photos</th><th>Objects hit (IoU ≥ 0.5)</th><th>Subjects</th><th>Objects</th><th>Mean IoU (found)</th></tr></thead>` +
+    `<tbody><tr><th scope="row">${h(s.detector)}</th><td>${s.images}</td><td data-testid="photos:hit-rate" data-value="${s.hit_rate ?? ''}">${rate(s.hits, s.objects)}</td>` +
+    `<td>${rate(s.subject.hits, s.subject.objects)}</td><td>${rate(s.object.hits, s.object.objects)}</td><td>${s.mean_iou === null ? '—' : s.mean_iou.toFixed(3)}</td></tr></tbody></table>`;
+  const byItem = new Map<string, PhotosReport['objects']>();
+  for (const o of p.objects) byItem.set(o.item, [...(byItem.get(o.item) ?? []), o]);
+  const css = [...thumbs.values()].map((t) => `.${t.id}{background-image:url(${t.dataUrl});aspect-ratio:${t.width}/${t.height}}`).join('\n');
+  const cards = [...byItem.entries()]
+    .map(([item, objs]) => {
+      const t = thumbs.get(objs[0].image);
+      const boxes = t ? objs.map((o) => boxDiv(o.reference, t.width, t.height, 'gt') + (o.detected ? boxDiv(o.detected, t.width, t.height, 'pred') : '')).join('') : '';
+      const lines = objs.map((o) => `${h(o.role)} "${h(o.phrase)}": ${o.detected ? `IoU ${o.iou!.toFixed(3)}` : 'not found'} <span class="verdict ${o.hit ? 'hit' : 'miss'}">${o.hit ? 'hit' : 'miss'}</span>`).join('<br>');
+      return `<div class="entry" data-testid="photo:${h(item)}">${t ? `<div class="thumb ${t.id}">${boxes}</div>` : '<div class="noimg">no image</div>'}<div class="meta"><b>${h(item)}</b><br>${lines}</div></div>`;
+    })
+    .join('\n');
+  const legend = '<p class="note"><span class="key gt"></span> reference box (drawn by hand) <span class="key pred"></span> detector box</p>';
+  return `<style>${css}</style>${head}${legend}<div class="photos" style="display:flex;flex-wrap:wrap;gap:10px">${cards}</div>`;
 }

@@ -1,12 +1,16 @@
+import { createHash } from 'node:crypto';
+import { basename, dirname, extname, join } from 'node:path';
 import { tableFromResults } from '../analysis/metrics.js';
+import { comparePublished } from '../analysis/published.js';
+import { readPaperNameMap, readPaperTables } from '../formats/paper.js';
 import type { ModelResults } from '../analysis/results-types.js';
 import { regress, type RegressionReport } from '../analysis/regression.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { Registry } from '../util/registry.js';
-import { collectGallery, type GalleryOptions } from './gallery.js';
+import { collectGallery, thumbnail, type GalleryEntry, type GalleryOptions } from './gallery.js';
 import { renderPage } from './page.js';
 import { barChartSpec, regressionPlotSpec, vegaLiteToSvg } from './plots.js';
-import { dapTableHtml, galleryHtml, groundingTableHtml, reasoningTableHtml, regressionHtml, relabelHtml, relationTableHtml, splitTableHtml } from './render.js';
+import { dapTableHtml, galleryHtml, groundingTableHtml, photosHtml, publishedHtml, type PhotosReport, reasoningTableHtml, regressionHtml, relabelHtml, relationTableHtml, splitTableHtml } from './render.js';
 import { relabelResults } from './relabel.js';
 import {
   buildDapTable,
@@ -29,6 +33,47 @@ export interface ReportOptions extends GalleryOptions {
   generated?: string;
   /** Reviewed annotation file: adds "pseudo-labels vs reviewed labels" against `annotations`. */
   reviewed?: string;
+  /** Longest model output shown whole in the page (default 2,000 characters); longer ones get a preview and a side file. */
+  previewChars?: number;
+  /** Name map tying results folders to the paper's models (default: data/paper/paper-models.json). */
+  paperNames?: string;
+  /** Show the published-beside-measured section when a model matches (default true). */
+  paper?: boolean;
+  /** Real photos annotated by a detector against reference boxes (a pipeline's `photos` stage). */
+  photos?: PhotosReport;
+}
+
+async function photosSection(p: PhotosReport, size: number): Promise<string> {
+  const thumbs = new Map<string, { dataUrl: string; width: number; height: number; id: string }>();
+  for (const path of new Set(p.objects.map((o) => o.image))) thumbs.set(path, { ...(await thumbnail({ path }, size)), id: `ph${thumbs.size}` });
+  return photosHtml(p, thumbs);
+}
+
+/** A rendered report: the page, and side files (path relative to the page -> text) it links to. */
+export interface RenderedReport {
+  html: string;
+  files: Map<string, string>;
+}
+
+export const DEFAULT_PREVIEW_CHARS = 2000;
+
+/**
+ * Cuts outputs longer than `limit` to a preview; each whole text goes to a side file named by its
+ * hash under `filesDir`, so a few huge outputs never make every reader of the page download them.
+ */
+function previewOutputs(entries: GalleryEntry[], limit: number, filesDir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const e of entries) {
+    if (e.output.length <= limit) continue;
+    const name = `${filesDir}/output-${createHash('sha256').update(e.output).digest('hex').slice(0, 16)}.txt`;
+    files.set(name, e.output);
+    // Never end the preview on half of a surrogate pair.
+    const cut = /[\uD800-\uDBFF]/.test(e.output[limit - 1]!) ? limit - 1 : limit;
+    e.outputLength = e.output.length;
+    e.outputFile = name;
+    e.output = e.output.slice(0, cut);
+  }
+  return files;
 }
 
 /** Fit and plot of the cross-model regression, or why there is none. */
@@ -45,17 +90,26 @@ async function regressionSection(results: ModelResults[], y: string, x: string):
   return regressionHtml(fit, svg, '');
 }
 
-/** Renders the full HTML report for loaded results. */
+/** Renders the full HTML report for loaded results (long outputs cut to previews linking into `filesDir`). */
 export async function renderHtmlReport(results: ModelResults[], o: ReportOptions = {}): Promise<string> {
+  return (await renderHtmlReportFiles(results, o)).html;
+}
+
+/** The page and its side files; `filesDir` is the side-file folder's path relative to the page. */
+export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOptions = {}, filesDir = 'report-files'): Promise<RenderedReport> {
   const stat = { seed: o.seed ?? 0, resamples: o.resamples ?? 2000 };
   const bias = positionBiasRows(results);
   const relations = buildRelationBreakdown(results, stat);
   const relationRows = relations.rows.flatMap((r) => relations.relations.flatMap((rel) => (r.cells[rel].value === null ? [] : [{ category: rel, series: r.model, value: r.cells[rel].value! }])));
   const gallery = await collectGallery(results, o);
+  const files = previewOutputs(gallery.entries, o.previewChars ?? DEFAULT_PREVIEW_CHARS, filesDir);
+  const published = o.paper === false ? [] : comparePublished(results, await readPaperTables(), await readPaperNameMap(o.paperNames), stat);
   const sections = [
     { id: 'table1', title: 'Reasoning: CircularEval and VanillaEval (Table 1 style)', html: reasoningTableHtml(buildReasoningTable(results, stat)) },
     { id: 'table2', title: 'Grounding: G-Score (Table 2 style)', html: groundingTableHtml(buildGroundingTable(results, stat)) },
     { id: 'dap', title: 'Depth-augmented prompting (DAP)', html: dapTableHtml(buildDapTable(results)) },
+    ...(o.photos ? [{ id: 'photos', title: `Real photos: ${o.photos.summary.detector} against reference boxes`, html: await photosSection(o.photos, o.thumbSize ?? 360) }] : []),
+    ...(published.length > 0 ? [{ id: 'published', title: 'Published beside measured (GSR-Bench paper, Tables 1-3)', html: publishedHtml(published) }] : []),
     { id: 'regression', title: 'Grounding vs reasoning across models', html: await regressionSection(results, o.regressionY ?? 'reasoning:whatsup-a:circular', o.regressionX ?? 'grounding:whatsup-a/subject') },
     {
       id: 'relations',
@@ -77,7 +131,7 @@ export async function renderHtmlReport(results: ModelResults[], o: ReportOptions
     sections.splice(4, 0, { id: 'relabel', title: 'Pseudo-labels vs reviewed labels', html: relabelHtml(relabel) });
   }
   const warnings = [...results.flatMap((r) => r.warnings), ...gallery.warnings];
-  return renderPage(o.title ?? 'gsr-bench report', sections, warnings, o.generated ?? new Date().toISOString());
+  return { html: renderPage(o.title ?? 'gsr-bench report', sections, warnings, o.generated ?? new Date().toISOString()), files };
 }
 
 /** A report writer renders loaded results to a file. */
@@ -85,6 +139,10 @@ export type ReportWriter = (results: ModelResults[], out: string, options: Repor
 
 /** Report writers by format name; `html` is built in. */
 export const reportWriters = new Registry<ReportWriter>('report format');
+/** `report.html` keeps its side files in `report.files/` beside it; they are written before the page. */
 reportWriters.register('html', async (results, out, options) => {
-  await writeFileAtomic(out, await renderHtmlReport(results, options));
+  const filesDir = `${basename(out, extname(out))}.files`;
+  const { html, files } = await renderHtmlReportFiles(results, options, filesDir);
+  for (const [name, text] of files) await writeFileAtomic(join(dirname(out), name), text);
+  await writeFileAtomic(out, html);
 });

@@ -104,17 +104,45 @@ interface RoleSlots<T> {
 }
 
 type Truth = { image: CocoImage; ann: CocoAnnotation };
-type TruthIndex = ReturnType<typeof groundTruth>;
-// Scoring many models against one annotation file indexes it once. Checked by identity and length of
-// images[] and annotations[], so a file whose lists were replaced or grown is indexed again.
-const truthCache = new WeakMap<CocoFile, { images: unknown[]; annotations: unknown[]; sizes: [number, number]; truth: TruthIndex }>();
 
-function cachedGroundTruth(coco: CocoFile): TruthIndex {
-  const hit = coco && typeof coco === 'object' ? truthCache.get(coco) : undefined;
-  if (hit && hit.images === coco.images && hit.annotations === coco.annotations && hit.sizes[0] === coco.images.length && hit.sizes[1] === coco.annotations.length) return hit.truth;
-  const truth = groundTruth(coco);
-  truthCache.set(coco, { images: coco.images, annotations: coco.annotations, sizes: [coco.images.length, coco.annotations.length], truth });
-  return truth;
+/**
+ * The ground truth of an annotation file, indexed for scoring: the highest-scoring annotation per
+ * item and role. Scoring many models against one file builds it once with {@link indexGroundTruth}
+ * and passes it to {@link scoreGrounding}. It holds the records it was given: index again after
+ * editing the file's lists.
+ */
+export class GroundTruthIndex {
+  /** Objects in the order each (item, role) first appears. */
+  readonly list: Truth[] = [];
+  /** Index into `list` per item and role. */
+  readonly slots = new Map<string, RoleSlots<number>>();
+
+  constructor(coco: CocoFile) {
+    if (!coco || !Array.isArray(coco.images) || !Array.isArray(coco.annotations)) {
+      throw new GsrError('annotations must be COCO JSON with images[] and annotations[]');
+    }
+    const images = new Map<number, CocoImage>();
+    for (const im of coco.images) images.set(im.id, im);
+    const { list, slots } = this;
+    for (const ann of coco.annotations) {
+      const image = images.get(ann.image_id);
+      if (!image) throw new GsrError(`annotation ${ann.id}: image_id ${ann.image_id} is not in images[]`);
+      if (!ROLES.includes(ann.role)) throw new GsrError(`annotation ${ann.id}: role must be subject or object, got ${JSON.stringify(ann.role)}`);
+      const key = itemKey(image.item_id);
+      let slot = slots.get(key);
+      if (!slot) slots.set(key, (slot = { subject: undefined, object: undefined }));
+      const at = slot[ann.role];
+      if (at === undefined) {
+        slot[ann.role] = list.length;
+        list.push({ image, ann });
+      } else if ((ann.score ?? 0) > (list[at].ann.score ?? 0)) list[at] = { image, ann };
+    }
+  }
+}
+
+/** Indexes an annotation file once, for scoring several models' grounding responses against it. */
+export function indexGroundTruth(coco: CocoFile): GroundTruthIndex {
+  return new GroundTruthIndex(coco);
 }
 
 /** Item id as a map key, as the template string `${item}` made it. */
@@ -122,38 +150,14 @@ function itemKey(item: unknown): string {
   return typeof item === 'string' ? item : String(item);
 }
 
-/**
- * The ground-truth object per item and role: the highest-scoring annotation. `list` keeps the order
- * in which each (item, role) first appears; `slots` holds indexes into it.
- */
-function groundTruth(coco: CocoFile): { list: Truth[]; slots: Map<string, RoleSlots<number>> } {
-  if (!coco || !Array.isArray(coco.images) || !Array.isArray(coco.annotations)) {
-    throw new GsrError('annotations must be COCO JSON with images[] and annotations[]');
-  }
-  const images = new Map<number, CocoImage>();
-  for (const im of coco.images) images.set(im.id, im);
-  const list: Truth[] = [];
-  const slots = new Map<string, RoleSlots<number>>();
-  for (const ann of coco.annotations) {
-    const image = images.get(ann.image_id);
-    if (!image) throw new GsrError(`annotation ${ann.id}: image_id ${ann.image_id} is not in images[]`);
-    if (!ROLES.includes(ann.role)) throw new GsrError(`annotation ${ann.id}: role must be subject or object, got ${JSON.stringify(ann.role)}`);
-    const key = itemKey(image.item_id);
-    let slot = slots.get(key);
-    if (!slot) slots.set(key, (slot = { subject: undefined, object: undefined }));
-    const at = slot[ann.role];
-    if (at === undefined) {
-      slot[ann.role] = list.length;
-      list.push({ image, ann });
-    } else if ((ann.score ?? 0) > (list[at].ann.score ?? 0)) list[at] = { image, ann };
-  }
-  return { list, slots };
-}
 
-/** Scores every annotated object against the model's parsed box. */
+/**
+ * Scores every annotated object against the model's parsed box. `coco` is the annotation file, or
+ * its {@link GroundTruthIndex} when several models are scored against it.
+ */
 export function scoreGrounding(
   responses: Iterable<ResponseRecord>,
-  coco: CocoFile,
+  coco: CocoFile | GroundTruthIndex,
   options: ScoreGroundingOptions,
 ): { result: GroundingResult; items: GroundingItemResult[] } {
   const threshold = options.iou ?? 0.5;
@@ -161,7 +165,7 @@ export function scoreGrounding(
   if (options.boxFormat !== 'auto' && !(BOX_FORMATS as readonly string[]).includes(options.boxFormat)) {
     throw new GsrError(`unknown box format "${String(options.boxFormat)}" (known: auto, ${BOX_FORMATS.join(', ')})`);
   }
-  const truth = cachedGroundTruth(coco);
+  const truth = coco instanceof GroundTruthIndex ? coco : indexGroundTruth(coco);
   const needsInputSize = options.boxFormat === 'qwen2.5-vl' || options.boxFormat === 'auto';
   // The response per annotated object (the last ok one, else the last one), by index into truth.list.
   const byObject = new Array<ResponseRecord | undefined>(truth.list.length).fill(undefined);

@@ -15,6 +15,8 @@ export { extractChoiceAnswer, extractTemplateAnswer, matchOptionText, normalizeC
 /** CircularEval / VanillaEval scoring of reasoning prompts (Table 1). */
 export {
   scoreReasoning,
+  indexPrompts,
+  PromptIndex,
   scorePrompt,
   extractForPrompt,
   type ScoreReasoningOptions,
@@ -27,6 +29,8 @@ export {
 /** G-Score scoring of grounding responses against annotations (Table 2). */
 export {
   scoreGrounding,
+  indexGroundTruth,
+  GroundTruthIndex,
   type ScoreGroundingOptions,
   type GroundingResult,
   type GroundingItemResult,

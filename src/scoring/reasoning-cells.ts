@@ -14,82 +14,100 @@ export interface ItemTally {
   first: boolean | null;
 }
 
-/** Sums item tallies into one table cell. */
-export class CellSum {
-  n = 0;
-  prompts = 0;
-  correct = 0;
-  unparsed = 0;
-  missing = 0;
-  circular = 0;
-  firstN = 0;
-  firstCorrect = 0;
+/**
+ * Sums of item tallies in one table cell. Cells and bias tallies are plain objects made by one object
+ * literal each: every instance shares that literal's hidden class, which V8 keeps alive with the
+ * literal, so optimised scoring code stays valid from one call to the next.
+ */
+export interface CellSum {
+  n: number;
+  prompts: number;
+  correct: number;
+  unparsed: number;
+  missing: number;
+  circular: number;
+  firstN: number;
+  firstCorrect: number;
+}
 
-  add(t: ItemTally): void {
-    this.n++;
-    this.prompts += t.prompts;
-    this.correct += t.correct;
-    this.unparsed += t.unparsed;
-    this.missing += t.missing;
-    if (t.all) this.circular++;
-    if (t.first !== null) {
-      this.firstN++;
-      if (t.first) this.firstCorrect++;
-    }
-  }
+export function newCellSum(): CellSum {
+  return { n: 0, prompts: 0, correct: 0, unparsed: 0, missing: 0, circular: 0, firstN: 0, firstCorrect: 0 };
+}
 
-  /** Adds another cell's sums. */
-  merge(o: CellSum): void {
-    this.n += o.n;
-    this.prompts += o.prompts;
-    this.correct += o.correct;
-    this.unparsed += o.unparsed;
-    this.missing += o.missing;
-    this.circular += o.circular;
-    this.firstN += o.firstN;
-    this.firstCorrect += o.firstCorrect;
-  }
-
-  cell(mode: ReasoningMode): ReasoningCell {
-    const frac = (k: number, d: number) => (d > 0 ? k / d : null);
-    return {
-      n: this.n,
-      prompts: this.prompts,
-      circular: mode === 'vanilla' ? null : frac(this.circular, this.n),
-      vanilla: mode === 'circular' ? null : frac(this.correct, this.prompts),
-      vanilla_first: mode === 'circular' ? null : frac(this.firstCorrect, this.firstN),
-      unparsed: this.unparsed,
-      missing: this.missing,
-    };
+/** Adds one item's tally to a cell. */
+export function addTally(c: CellSum, t: ItemTally): void {
+  c.n++;
+  c.prompts += t.prompts;
+  c.correct += t.correct;
+  c.unparsed += t.unparsed;
+  c.missing += t.missing;
+  if (t.all) c.circular++;
+  if (t.first !== null) {
+    c.firstN++;
+    if (t.first) c.firstCorrect++;
   }
 }
 
+/** Adds another cell's sums to `c`. */
+export function mergeCells(c: CellSum, o: CellSum): void {
+  c.n += o.n;
+  c.prompts += o.prompts;
+  c.correct += o.correct;
+  c.unparsed += o.unparsed;
+  c.missing += o.missing;
+  c.circular += o.circular;
+  c.firstN += o.firstN;
+  c.firstCorrect += o.firstCorrect;
+}
+
+/** The cell as reasoning.json reports it. */
+export function cellResult(c: CellSum, mode: ReasoningMode): ReasoningCell {
+  const frac = (k: number, d: number) => (d > 0 ? k / d : null);
+  return {
+    n: c.n,
+    prompts: c.prompts,
+    circular: mode === 'vanilla' ? null : frac(c.circular, c.n),
+    vanilla: mode === 'circular' ? null : frac(c.correct, c.prompts),
+    vanilla_first: mode === 'circular' ? null : frac(c.firstCorrect, c.firstN),
+    unparsed: c.unparsed,
+    missing: c.missing,
+  };
+}
+
 /** Counts of chosen and correct positions (A..Z). */
-export class BiasTally {
-  n = 0;
-  prompts = 0;
+export interface BiasTally {
+  n: number;
+  prompts: number;
   /** Positions seen so far: the highest chosen or correct index + 1. */
-  private k = 0;
+  k: number;
   // Fixed-size counters: growing arrays change shape as they fill, which costs re-optimisation per call.
-  private readonly chosen = new Float64Array(26);
-  private readonly correct = new Float64Array(26);
-  add(r: ReasoningItemResult): void {
-    this.prompts++;
-    const a = r.answer_index;
-    if (a >= 0 && a < 26) {
-      this.correct[a]++;
-      if (a >= this.k) this.k = a + 1;
-    }
-    const c = r.chosen;
-    if (c === null || c < 0 || c >= 26) return;
-    this.n++;
-    this.chosen[c]++;
-    if (c >= this.k) this.k = c + 1;
+  chosen: Float64Array;
+  correct: Float64Array;
+}
+
+export function newBiasTally(): BiasTally {
+  return { n: 0, prompts: 0, k: 0, chosen: new Float64Array(26), correct: new Float64Array(26) };
+}
+
+/** Counts one scored prompt's chosen and correct positions. */
+export function addBias(b: BiasTally, r: ReasoningItemResult): void {
+  b.prompts++;
+  const a = r.answer_index;
+  if (a >= 0 && a < 26) {
+    b.correct[a]++;
+    if (a >= b.k) b.k = a + 1;
   }
-  result(): PositionBias {
-    const share = (counts: Float64Array, d: number) => Object.fromEntries(Array.from({ length: this.k }, (_, p) => [optionLetter(p), d > 0 ? counts[p] / d : 0]));
-    return { n: this.n, chosen: share(this.chosen, this.n), correct: share(this.correct, this.prompts) };
-  }
+  const c = r.chosen;
+  if (c === null || c < 0 || c >= 26) return;
+  b.n++;
+  b.chosen[c]++;
+  if (c >= b.k) b.k = c + 1;
+}
+
+/** Shares of answers per shown position, as reasoning.json reports them. */
+export function biasResult(b: BiasTally): PositionBias {
+  const share = (counts: Float64Array, d: number) => Object.fromEntries(Array.from({ length: b.k }, (_, p) => [optionLetter(p), d > 0 ? counts[p] / d : 0]));
+  return { n: b.n, chosen: share(b.chosen, b.n), correct: share(b.correct, b.prompts) };
 }
 
 /**
@@ -108,26 +126,19 @@ export function sumCells(tallies: Map<string, Map<string, ItemTally>>): { splits
       if (t.relation !== lastRelation || cell === undefined) {
         lastRelation = t.relation;
         cell = byRelation.get(t.relation);
-        if (!cell) byRelation.set(t.relation, (cell = new CellSum()));
+        if (!cell) byRelation.set(t.relation, (cell = newCellSum()));
       }
-      cell.add(t);
+      addTally(cell, t);
     }
-    const splitCell = new CellSum();
+    const splitCell = newCellSum();
     for (const [relation, c] of byRelation) {
-      splitCell.merge(c);
+      mergeCells(splitCell, c);
       splitRelations.set(`${split}/${relation}`, c);
       let r = relations.get(relation);
-      if (!r) relations.set(relation, (r = new CellSum()));
-      r.merge(c);
+      if (!r) relations.set(relation, (r = newCellSum()));
+      mergeCells(r, c);
     }
     splits.set(split, splitCell);
   }
   return { splits, relations, splitRelations };
 }
-
-/**
- * Live instances that keep the classes' object shapes alive between scoring calls: otherwise a GC
- * between calls frees them and V8 throws away the optimised code that depends on them (measured: `add`
- * was re-optimised after every model in the scoring bench). Exported only so that it stays reachable.
- */
-export const SHAPE_ANCHORS: readonly object[] = [new BiasTally(), new CellSum()];

@@ -17,7 +17,7 @@ import { extractChoiceAnswer, extractTemplateAnswer, type Extraction } from './a
 import { orderSplits } from '../formats/manifest.js';
 import { mean } from '../util/stats.js';
 import { GsrError } from '../util/errors.js';
-import { BiasTally, CellSum, sumCells, type ItemTally } from './reasoning-cells.js';
+import { addBias, biasResult, cellResult, newBiasTally, sumCells, type BiasTally, type CellSum, type ItemTally } from './reasoning-cells.js';
 import type { ReasoningItemResult, ReasoningMode, ReasoningResult } from './reasoning-types.js';
 
 export type { PositionBias, ReasoningCell, ReasoningItemResult, ReasoningMode, ReasoningResult } from './reasoning-types.js';
@@ -46,34 +46,32 @@ function answerIndexOf(p: PromptRecord): number {
   return /^[A-Z]$/.test(p.expected) ? p.expected.charCodeAt(0) - 65 : -1;
 }
 
-/** The prompts (grounding prompts dropped) with one slot per distinct key; prompts sharing a key share a slot. */
-interface PromptIndex {
-  source: readonly PromptRecord[];
-  prompts: PromptRecord[];
-  slotOf: Map<string, number>;
+/**
+ * Prompts indexed for scoring: grounding prompts dropped, one slot per distinct key (prompts sharing
+ * a key share a slot). Scoring many models against one prompt list builds it once with
+ * {@link indexPrompts} and passes it to {@link scoreReasoning}. It holds the records it was given:
+ * index again after editing them.
+ */
+export class PromptIndex {
   /** Slot of each prompt in `prompts`. */
-  slots: Int32Array;
+  readonly slots: Int32Array;
+  readonly slotOf = new Map<string, number>();
+
+  constructor(readonly prompts: readonly PromptRecord[]) {
+    this.slots = new Int32Array(prompts.length);
+    prompts.forEach((p, i) => {
+      let slot = this.slotOf.get(p.key);
+      if (slot === undefined) this.slotOf.set(p.key, (slot = this.slotOf.size));
+      this.slots[i] = slot;
+    });
+  }
 }
 
-// Scoring many models against one prompt list (the benchmark) indexes it once. Checked by identity of
-// the list and of every record in it, so a list that was changed is indexed again.
-const promptIndexCache = new WeakMap<readonly PromptRecord[], PromptIndex>();
-
-function indexPrompts(prompts: Iterable<PromptRecord>): PromptIndex {
-  const source = Array.isArray(prompts) ? (prompts as readonly PromptRecord[]) : [...prompts];
-  const cached = promptIndexCache.get(source);
-  if (cached && cached.source.length === source.length && cached.source.every((p, i) => p === source[i])) return cached;
-  const kept = source.filter((p) => p.task !== 'grounding');
-  const slotOf = new Map<string, number>();
-  const slots = new Int32Array(kept.length);
-  kept.forEach((p, i) => {
-    let slot = slotOf.get(p.key);
-    if (slot === undefined) slotOf.set(p.key, (slot = slotOf.size));
-    slots[i] = slot;
-  });
-  const index = { source: source.slice(), prompts: kept, slotOf, slots };
-  promptIndexCache.set(source, index);
-  return index;
+/** Indexes reasoning prompts once, for scoring several models' responses against them. */
+export function indexPrompts(prompts: Iterable<PromptRecord>): PromptIndex {
+  const kept: PromptRecord[] = [];
+  for (const p of prompts) if (p.task !== 'grounding') kept.push(p);
+  return new PromptIndex(kept);
 }
 
 /**
@@ -151,19 +149,22 @@ export function scorePrompt(prompt: PromptRecord, response: ResponseRecord | und
   };
 }
 
-/** Scores every prompt and aggregates per split, relation and answer position. */
+/**
+ * Scores every prompt and aggregates per split, relation and answer position. `prompts` is the
+ * prompt list, or its {@link PromptIndex} when several models are scored against it.
+ */
 export function scoreReasoning(
-  prompts: Iterable<PromptRecord>,
+  prompts: Iterable<PromptRecord> | PromptIndex,
   responses: Iterable<ResponseRecord>,
   options: ScoreReasoningOptions = {},
 ): { result: ReasoningResult; items: ReasoningItemResult[] } {
   const mode = options.mode ?? 'both';
-  const index = indexPrompts(prompts);
+  const index = prompts instanceof PromptIndex ? prompts : indexPrompts(prompts);
   const { bySlot, unmatched, models } = responsesBySlot(index, responses, options.model);
   if (models.size > 1) throw new GsrError(`responses hold several models (${[...models].sort().join(', ')}); choose one with the model option`);
   const items: ReasoningItemResult[] = [];
   const tallies = new Map<string, Map<string, ItemTally>>(); // split -> item -> tally
-  const bias = new BiasTally();
+  const bias = newBiasTally();
   const splitBias = new Map<string, BiasTally>();
   const reasons: Record<string, number> = {};
   const tasks = new Set<string>();
@@ -185,7 +186,7 @@ export function scoreReasoning(
       inSplit = tallies.get(r.split);
       if (!inSplit) tallies.set(r.split, (inSplit = new Map()));
       sb = splitBias.get(r.split);
-      if (!sb) splitBias.set(r.split, (sb = new BiasTally()));
+      if (!sb) splitBias.set(r.split, (sb = newBiasTally()));
       t = undefined;
     }
     if (r.item !== lastItem || t === undefined) {
@@ -203,24 +204,24 @@ export function scoreReasoning(
       reasons[why] = (reasons[why] ?? 0) + 1;
     }
     if (r.rotation === 0) t.first = r.correct;
-    bias.add(r);
-    sb.add(r);
+    addBias(bias, r);
+    addBias(sb, r);
   }
   const { splits, relations, splitRelations } = sumCells(tallies);
   const splitNames = orderSplits(splits.keys());
-  const splitCells = Object.fromEntries(splitNames.map((s) => [s, splits.get(s)!.cell(mode)]));
+  const splitCells = Object.fromEntries(splitNames.map((s) => [s, cellResult(splits.get(s)!, mode)]));
   const avg = (f: 'circular' | 'vanilla' | 'vanilla_first') => {
     const vs = splitNames.map((s) => splitCells[s][f]).filter((v): v is number => v !== null);
     return vs.length === splitNames.length ? mean(vs) : null;
   };
-  const cells = (m: Map<string, CellSum>) => Object.fromEntries([...m.keys()].sort().map((k) => [k, m.get(k)!.cell(mode)]));
+  const cells = (m: Map<string, CellSum>) => Object.fromEntries([...m.keys()].sort().map((k) => [k, cellResult(m.get(k)!, mode)]));
   const result: ReasoningResult = {
     model: options.model ?? [...models][0] ?? 'unknown',
     task: tasks.size === 1 ? [...tasks][0] : [...tasks].sort().join('+') || 'none',
     mode,
     splits: splitCells,
     total_average: { circular: avg('circular'), vanilla: avg('vanilla'), vanilla_first: avg('vanilla_first') },
-    position_bias: { ...bias.result(), splits: Object.fromEntries(splitNames.map((s) => [s, splitBias.get(s)!.result()])) },
+    position_bias: { ...biasResult(bias), splits: Object.fromEntries(splitNames.map((s) => [s, biasResult(splitBias.get(s)!)])) },
     relations: cells(relations),
     split_relations: cells(splitRelations),
     unmatched_responses: unmatched,

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ols, pearson, spearman, averageRanks, bootstrapMean, mcnemarExact, mcnemarPaired, binomialTest, proportionZTest, seededRandom } from '../../src/analysis/index.js';
+import { ols, pearson, spearman, averageRanks, bootstrapMean, mcnemarExact, mcnemarPaired, binomialTest, proportionZTest } from '../../src/analysis/index.js';
+import { seededRandom } from '../../src/util/random.js';
 
 const here = new URL('.', import.meta.url).pathname;
 const mtcars = readFileSync(join(here, 'fixtures', 'mtcars.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readManifest, readManifestAll, resolveItemImage, type ManifestItem } from '../../src/datasets/index.js';
+import { readManifest, readManifestAll, resolveItemImage, type ManifestItem } from '../../src/formats/index.js';
 import { tempDir } from './fixtures.js';
 
 const item = (over: Partial<ManifestItem> = {}): ManifestItem => ({

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { captionFor, importWhatsup, importWhatsupToManifest, loaderRelation, loaderRelationName, readManifestAll, resolveItemImage, WHATSUP_FILES, type Relation } from '../../src/datasets/index.js';
+import { captionFor, importWhatsup, importWhatsupToManifest, loaderRelation, loaderRelationName, WHATSUP_FILES } from '../../src/datasets/index.js';
+import { readManifestAll, resolveItemImage, type Relation } from '../../src/formats/index.js';
 import { WHATSUP_SAMPLE, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 import { A_CAPTIONS, controlled, tempDir, writeWhatsupFolder } from './fixtures.js';
 

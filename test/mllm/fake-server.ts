@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 
 /** What the fake endpoint does with one request. */
-export type Fault = 'ok' | '500' | '429' | 'hang' | 'malformed' | 'empty' | 'trickle' | 'reset' | '400' | 'null-content';
+export type Fault = 'ok' | '500' | '429' | 'hang' | 'malformed' | 'empty' | 'trickle' | 'reset' | '400' | 'null-content' | 'invalid-utf8';
 
 export interface FakeServerOptions {
   /** Decides each request's fate from the prompt text and how many times that text was asked before. */
@@ -114,6 +114,12 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
         case 'reset':
           req.socket.destroy();
           return;
+        case 'invalid-utf8': {
+          // A well-formed reply whose content holds a lone continuation byte and a truncated sequence.
+          const [head, tail] = ok.split('answer to: ');
+          res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.concat([Buffer.from(head + 'answer '), Buffer.from([0x80, 0xe2, 0x82]), Buffer.from(' to: ' + tail)]));
+          return;
+        }
         case 'trickle': {
           res.writeHead(200, { 'content-type': 'application/json' });
           const slices = 10;

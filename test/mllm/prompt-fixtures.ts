@@ -24,4 +24,4 @@ export function writePrompts(dir: string, n: number, name = 'prompts.jsonl'): { 
 }
 
 /** Seeded PRNG so fault schedules repeat. */
-export { seededRandom } from '../../src/analysis/random.js';
+export { seededRandom } from '../../src/util/random.js';

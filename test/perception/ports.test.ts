@@ -22,7 +22,7 @@ const modelsDir = join(mkdtempSync(join(tmpdir(), 'gsr-ports-')), 'models');
 const opts = (extra: Partial<ModelLoadOptions> = {}): ModelLoadOptions => ({ modelsDir, device: 'cpu', ...extra });
 
 /** Fixture tokenizer vocabulary ids (test/fixtures/perception/bert-uncased-tiny). */
-const ID = { sep: 3, dot: 5, mug: 9, table: 11, arm: 14, chair: 15 };
+const ID = { sep: 3, dot: 5, mug: 9, table: 11, dog: 12, arm: 14, chair: 15 };
 
 beforeAll(() => {
   const dino = join(modelsDir, 'grounding-dino-tiny');
@@ -34,6 +34,7 @@ beforeAll(() => {
     { tokenId: ID.chair, logit: 1, box: [0.1, 0.5, 0.2, 0.2] },
     { tokenId: ID.sep, logit: 5, box: [0.9, 0.9, 0.1, 0.1] },
     { tokenId: ID.dot, logit: 5, box: [0.9, 0.1, 0.1, 0.1] },
+    { tokenId: ID.dog, logit: 4, box: [0.0, 0.5, 0.2, 0.2] },
   ]);
   for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(FIXTURES, 'bert-uncased-tiny', f), join(dino, f));
   const sam = join(modelsDir, 'slimsam-77-uniform');
@@ -52,9 +53,31 @@ function solid(width: number, height: number, colour: (x: number, y: number) => 
 describe('grounding-dino-tiny port', () => {
   const image = solid(400, 300, () => [120, 80, 40]);
 
-  it('decodes boxes per phrase: thresholds, token positions, scaling to the original image', async () => {
+  it('decodes as the reference by default: max over all valid tokens, labels from the text threshold, no clamping', async () => {
     const det = await detectors.get('grounding-dino-tiny')(opts());
     try {
+      expect(det.provenance?.settings).toEqual({ score_tokens: 'all', clamp: 'none' });
+      const mugs = await det.detect(image, 'Mug');
+      expect(mugs.map((d) => d.label)).toEqual(['mug', 'mug', 'mug', 'mug']);
+      // [SEP] and "." fire on queries 5 and 6 (sigmoid 5): they count, as in the reference.
+      expect(mugs.map((d) => d.score)).toEqual([1 / (1 + Math.exp(-5)), 1 / (1 + Math.exp(-5)), 1 / (1 + Math.exp(-2)), 0.5].map((v) => expect.closeTo(v, 6)));
+      expect(mugs.map((d) => d.textLabel)).toEqual(['[SEP]', '.', 'mug', 'mug']);
+      mugs[0]!.box.forEach((v, i) => expect(v).toBeCloseTo([340, 255, 380, 285][i]!, 3));
+      // A box past the image edge is not clamped.
+      const dogs = await det.detect(image, 'dog');
+      expect(dogs[2]!.textLabel).toBe('dog');
+      dogs[2]!.box.forEach((v, i) => expect(v).toBeCloseTo([-40, 120, 40, 180][i]!, 3));
+      const plates = await det.detect(image, 'plate');
+      expect(plates.map((d) => d.textLabel)).toEqual(['[SEP]', '.']);
+    } finally {
+      await det.dispose();
+    }
+  });
+
+  it('keeps the phrase-token rule and clamping as named options', async () => {
+    const det = await detectors.get('grounding-dino-tiny')(opts({ params: { score_tokens: 'phrase', clamp: 'image' } }));
+    try {
+      expect(det.provenance?.settings).toEqual({ score_tokens: 'phrase', clamp: 'image' });
       const mugs = await det.detect(image, 'Mug');
       expect(mugs.map((d) => d.label)).toEqual(['mug', 'mug']);
       expect(mugs[0]!.score).toBeCloseTo(1 / (1 + Math.exp(-2)), 6);
@@ -64,19 +87,25 @@ describe('grounding-dino-tiny port', () => {
       const tables = await det.detect(image, 'table');
       expect(tables).toHaveLength(1);
       tables[0]!.box.forEach((v, i) => expect(v).toBeCloseTo([0, 180, 400, 300][i]!, 3));
+      const dogs = await det.detect(image, 'dog');
+      dogs[0]!.box.forEach((v, i) => expect(v).toBeCloseTo([0, 120, 40, 180][i]!, 3));
       // Two word pieces: the score is the best of them.
       const chairs = await det.detect(image, 'armchair');
       expect(chairs).toHaveLength(1);
       expect(chairs[0]!.score).toBeCloseTo(1 / (1 + Math.exp(-1)), 6);
-      // [SEP] and "." fire on queries 5 and 6 but are not the phrase: nothing found.
+      // [SEP] and "." are not the phrase: nothing found.
       expect(await det.detect(image, 'plate')).toEqual([]);
     } finally {
       await det.dispose();
     }
   });
 
+  it('refuses an unknown decoding option', async () => {
+    await expect(detectors.get('grounding-dino-tiny')(opts({ params: { score_tokens: 'best' } }))).rejects.toThrow(/score_tokens must be one of all, phrase/);
+  });
+
   it('applies the box threshold parameter', async () => {
-    const det = await detectors.get('grounding-dino-tiny')(opts({ params: { box_threshold: 0.6 } }));
+    const det = await detectors.get('grounding-dino-tiny')(opts({ params: { box_threshold: 0.6, score_tokens: 'phrase' } }));
     try {
       expect((await det.detect(image, 'mug')).map((d) => d.score)).toHaveLength(1);
     } finally {

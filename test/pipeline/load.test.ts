@@ -80,4 +80,10 @@ describe('pipeline file', () => {
     const text = `${BASE}  - name: geometric\n    kind: random\n`;
     expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/used twice/);
   });
+
+  it('an alias bomb is refused with a one-line error naming the file', () => {
+    const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (let i = 1; i < 7; i++) levels.push(`l${i}: &l${i} [${Array(9).fill(i === 1 ? '*a' : `*l${i - 1}`).join(',')}]`);
+    expect(() => parsePipeline(levels.join('\n') + '\n', 'bomb.yaml', {})).toThrow(/^bomb\.yaml: invalid YAML: Excessive alias count/);
+  });
 });

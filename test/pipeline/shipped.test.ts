@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listManifests } from '../../src/perception/index.js';
 import { describe, expect, it } from 'vitest';
-import { buildStages, loadPipeline, preflight } from '../../src/pipeline/index.js';
+import { buildStages, preflight } from '../../src/pipeline/index.js';
+import { loadPipeline } from '../../src/formats/index.js';
 import { REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 
 const env = { WHATSUP_ROOT: WHATSUP_SAMPLE_ROOT, GSR_MANIFEST: join(REPO_ROOT, 'package.json') };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildPromptFile, indexDepth, depthHint, DEFAULT_TEMPLATES } from '../../src/prompts/index.js';
 import { sha256File } from '../../src/util/hash.js';
-import type { PromptRecord } from '../../src/prompts/index.js';
+import type { PromptRecord } from '../../src/formats/index.js';
 import { runCli, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 import { depthAnnotations, sampleItems, tempDir, writeManifest } from './fixtures.js';
 

@@ -7,6 +7,9 @@ import { REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 export const FIXTURES = join(REPO_ROOT, 'test', 'report', 'fixtures');
 export const EXAMPLE_RESULTS = join(FIXTURES, 'example-results');
 export const MODELS = ['model-alpha', 'model-beta', 'model-gamma', 'model-delta'];
+/** Made-up results in folders named after GSR-Bench paper models (all six splits of the sample). */
+export const PAPER_NAMED_RESULTS = join(FIXTURES, 'paper-named-results');
+export const PAPER_NAMED_MODELS = ['LLaMA-3-LLaVA-NeXT-8B', 'LLaVA-1.5-Vicuna-7B', 'llava-1.5-13b'];
 
 /**
  * Copies the example results into a fresh temp folder and imports the real What'sUp sample's

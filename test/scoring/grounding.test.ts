@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CocoFile } from '../../src/formats/coco.js';
-import { groundingCsv, scoreGrounding } from '../../src/scoring/index.js';
+import { groundingCsv, indexGroundTruth, scoreGrounding } from '../../src/scoring/index.js';
 import { GsrError } from '../../src/util/errors.js';
 import { response } from './fixtures.js';
 
@@ -51,6 +51,20 @@ describe('scoreGrounding', () => {
     expect(Object.keys(scoreGrounding(rs, file, { boxFormat: 'qwen2-vl' }).result.columns)).toEqual(['whatsup-a/subject', 'whatsup-a/object']);
     file.annotations.push({ id: 9, image_id: 1, category_id: 1, bbox: [0, 0, 10, 10], area: 100, iscrowd: 0, role: 'subject', phrase: 'mug', score: 0.95 }); // grown
     expect(scoreGrounding(rs, file, { boxFormat: 'qwen2-vl' }).result.columns['whatsup-a/subject'].hits).toBe(0);
+  });
+  it('an annotation edited in place is read as it is now (no hidden cache)', () => {
+    const rs = [response('k1', q2(100, 100, 300, 200), { item: 'a1', role: 'subject' })];
+    const file = coco();
+    expect(scoreGrounding(rs, file, { boxFormat: 'qwen2-vl' }).result.columns['whatsup-a/subject'].hits).toBe(1);
+    file.annotations[2].score = 0.95; // same lists, same record: the small duplicate is now the best subject
+    expect(scoreGrounding(rs, file, { boxFormat: 'qwen2-vl' }).result.columns['whatsup-a/subject'].hits).toBe(0);
+  });
+  it('an explicit index scores several models like the file does', () => {
+    const truth = indexGroundTruth(coco());
+    for (const box of [q2(100, 100, 300, 200), q2(0, 0, 50, 50)]) {
+      const rs = [response('k1', box, { item: 'a1', role: 'subject' })];
+      expect(scoreGrounding(rs, truth, { boxFormat: 'qwen2-vl' })).toEqual(scoreGrounding(rs, coco(), { boxFormat: 'qwen2-vl' }));
+    }
   });
   it('the threshold is a parameter', () => {
     const rs = [response('k2', q2(500, 200, 700, 400), { item: 'a1', role: 'object' })];

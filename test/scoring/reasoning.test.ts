@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scoreReasoning } from '../../src/scoring/index.js';
+import { indexPrompts, scoreReasoning } from '../../src/scoring/index.js';
 import { GsrError } from '../../src/util/errors.js';
 import { FOUR, TWO, answerAll, itemPrompts, letterOf, response } from './fixtures.js';
 
@@ -112,5 +112,21 @@ describe('tasks and records', () => {
     const again = scoreReasoning(prompts, answers).result;
     expect(again.splits['whatsup-a']).toMatchObject({ n: 2, circular: 0.5, missing: 1 });
     expect(again.unmatched_responses).toBe(1);
+  });
+  it('a record edited in place is read as it is now (no hidden cache)', () => {
+    const prompts = subsetA.map((p) => ({ ...p }));
+    const answers = answerAll(subsetA, (p) => letterOf(p.answer_index!));
+    expect(scoreReasoning(prompts, answers).result.splits['whatsup-a'].circular).toBe(1);
+    prompts[0].key = 'renamed'; // same list, same record, new key: its answer no longer matches
+    const { result } = scoreReasoning(prompts, answers);
+    expect(result.splits['whatsup-a']).toMatchObject({ circular: 0.5, missing: 1 });
+    expect(result.unmatched_responses).toBe(1);
+  });
+  it('an explicit index scores several models like the list does', () => {
+    const index = indexPrompts(subsetA);
+    for (const pick of [() => 'A', (p: (typeof subsetA)[number]) => letterOf(p.answer_index!)]) {
+      const answers = answerAll(subsetA, pick);
+      expect(scoreReasoning(index, answers)).toEqual(scoreReasoning(subsetA, answers));
+    }
   });
 });

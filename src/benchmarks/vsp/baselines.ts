@@ -5,7 +5,7 @@
  * per item is `randomExpectation`.
  */
 import { createHash } from 'node:crypto';
-import { seededRandom } from '../../analysis/random.js';
+import { seededRandom } from '../../util/random.js';
 import { isBenchPrompt, type AnyPrompt } from '../../formats/prompts.js';
 import { GsrError } from '../../util/errors.js';
 import { AnswerError } from '../../mllm/errors.js';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { seededRandom } from '../../analysis/random.js';
+import { seededRandom } from '../../util/random.js';
 import { mergeTextParts, type PromptPart } from '../../formats/chat-prompt.js';
 import { GsrError } from '../../util/errors.js';
 import type { DraftPrompt } from '../types.js';

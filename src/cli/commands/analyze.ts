@@ -126,6 +126,26 @@ export function registerAnalyze(program: Command): void {
     );
 
   analyze
+    .command('published')
+    .description("our values beside the GSR-Bench paper's Tables 1-3 for results folders that match a paper model")
+    .requiredOption('--results <dir...>', 'results folders, one per model')
+    .option('--paper-names <file>', "name map from results-folder model names to the paper's (default data/paper/paper-models.json)")
+    .option('--seed <n>', 'bootstrap seed (default 0)', parseSeed)
+    .option('--resamples <n>', 'bootstrap resamples (default 2000)', parsePositiveInt)
+    .option('--json', 'print only JSON on stdout')
+    .action(
+      action(async (o: { results: string[]; paperNames?: string; seed?: number; resamples?: number; json?: boolean }) => {
+        const { comparePublished, formatPublished, loadAllResults } = await analysisLib();
+        const { readPaperNameMap, readPaperTables } = await import('../../formats/paper.js');
+        const results = await loadAllResults(o.results);
+        for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
+        const list = comparePublished(results, await readPaperTables(), await readPaperNameMap(o.paperNames), { seed: o.seed ?? 0, resamples: o.resamples ?? 2000 });
+        if (o.json) return printJson(list);
+        process.stdout.write(formatPublished(list) + '\n');
+      }),
+    );
+
+  analyze
     .command('power')
     .description('Monte-Carlo power and false-positive rate of the cross-model regression (p < alpha)')
     .option('--models <k>', 'number of models (with --grounding LOW:HIGH: evenly spaced)', parsePositiveInt)

@@ -168,7 +168,8 @@ export function registerAnnotate(program: Command): void {
     .option('--json', 'print the report as JSON')
     .action(
       action(async (o: { pred: string; truth: string; json?: boolean }) => {
-        const { annotationQuality, formatQualityReport, readCocoFile } = await lib();
+        const { annotationQuality, formatQualityReport } = await lib();
+        const { readCocoFile } = await import('../../formats/coco.js');
         const report = annotationQuality(await readCocoFile(resolve(o.pred)), await readCocoFile(resolve(o.truth)));
         if (o.json) printJson(report);
         else process.stdout.write(formatQualityReport(report) + '\n');

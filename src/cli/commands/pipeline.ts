@@ -8,6 +8,8 @@ const pipelineLib = () => import('../../pipeline/index.js');
 import { notice } from '../../util/log.js';
 import { action, printJson } from '../action.js';
 
+const pct = (v: number | null) => (v === null ? '-' : `${(100 * v).toFixed(1)}%`);
+
 function resultText(r: PipelineResult): string {
   const ran = r.stages.filter((s) => s.status === 'ran').length;
   const lines = [`pipeline ${r.name}: ${r.stages.length} stages (${ran} ran, ${r.stages.length - ran} unchanged) in ${r.seconds.toFixed(1)} s`];
@@ -21,6 +23,25 @@ function resultText(r: PipelineResult): string {
         ? `regression ${g.y} ~ ${g.x}: not fitted (${g.note})`
         : `regression ${g.y} ~ ${g.x} across ${g.models} models: slope ${g.slope.toFixed(3)}, p = ${g.p?.toPrecision(3)}, R² = ${g.r2?.toFixed(3)}`,
     );
+    const s = g.simulated;
+    if (s) {
+      lines.push(`simulated answerers (seeded stand-ins, not models): ${s.models.join(', ')}`);
+      if (s.slope !== null) lines.push(`  their own regression: slope ${s.slope.toFixed(3)}, p = ${s.p?.toPrecision(3)}`);
+      if (s.true_slope !== null) {
+        lines.push(
+          `  true effect built in: slope ${s.true_slope.toFixed(3)} (CircularEval ${pct(s.all_hits)} with every box a hit, ${pct(s.all_misses)} with every box a miss, ${pct(s.reasoning_error)} reasoning errors)`,
+        );
+      }
+      if (s.note) lines.push(`  ${s.note}`);
+    }
+  }
+  const ph = r.photos;
+  if (ph) {
+    lines.push(
+      `real photos: ${ph.detector} found ${ph.hits} of ${ph.objects} reference boxes at IoU >= 0.5 (${pct(ph.hit_rate)}) on ${ph.images} photos` +
+        ` (subjects ${ph.subject.hits}/${ph.subject.objects}, objects ${ph.object.hits}/${ph.object.objects})`,
+    );
+    if (ph.note) lines.push(`  ${ph.note}`);
   }
   for (const t of r.tables ?? []) lines.push('', t);
   if (r.tables?.length) lines.push('');
@@ -67,7 +88,8 @@ export function registerPipeline(program: Command): void {
     .option('--json', 'print the checked configuration as JSON')
     .action(
       action(async (file: string, o: { json?: boolean }) => {
-        const { loadPipeline, preflight, buildStages, isBenchPipeline, loadBenchPipeline, benchStages } = await pipelineLib();
+        const { preflight, buildStages, isBenchPipeline, loadBenchPipeline, benchStages } = await pipelineLib();
+        const { loadPipeline } = await import('../../formats/pipeline-file.js');
         if (await isBenchPipeline(file)) {
           const bench = await loadBenchPipeline(file);
           const stages = benchStages(bench.config).map((s) => s.name);

@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
 import { choiceOption, parsePositiveInt } from '../parsers.js';
-import { buildPromptFile, type PromptTask } from '../../prompts/index.js';
+import type { PromptTask } from '../../formats/prompts.js';
+import { buildPromptFile } from '../../prompts/index.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
 

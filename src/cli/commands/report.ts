@@ -16,9 +16,12 @@ interface ReportCliOptions {
   resamples?: number;
   galleryPerGroup?: number;
   thumbSize?: number;
+  previewChars?: number;
   y?: string;
   x?: string;
   reviewed?: string;
+  paperNames?: string;
+  paper: boolean;
 }
 
 export function registerReport(program: Command): void {
@@ -36,9 +39,12 @@ export function registerReport(program: Command): void {
     .option('--resamples <n>', 'bootstrap resamples (default 2000)', parsePositiveInt)
     .option('--gallery-per-group <n>', 'gallery entries per model/kind/split/verdict (default 6)', parsePositiveInt)
     .option('--thumb-size <px>', 'longest side of gallery images (default 360)', parsePositiveInt)
+    .option('--preview-chars <n>', 'longest model output shown whole in the page; longer ones link to a side file (default 2000)', parsePositiveInt)
     .option('--y <metric>', 'regression response (default reasoning:whatsup-a:circular)')
     .option('--x <metric>', 'regression regressor (default grounding:whatsup-a/subject)')
     .option('--reviewed <file>', 'reviewed annotation file (gsr review export): adds a pseudo-labels vs reviewed labels section, with --annotations as the pseudo-labels')
+    .option('--paper-names <file>', "name map from results-folder model names to the paper's (default data/paper/paper-models.json)")
+    .option('--no-paper', 'leave out the published-beside-measured section')
     .action(
       action(async (o: ReportCliOptions) => {
         // Loaded here: the report pulls in vega and the statistics, which are slow to load.
@@ -57,9 +63,12 @@ export function registerReport(program: Command): void {
           resamples: o.resamples,
           perGroup: o.galleryPerGroup,
           thumbSize: o.thumbSize,
+          previewChars: o.previewChars,
           regressionY: o.y,
           regressionX: o.x,
           reviewed: o.reviewed,
+          paperNames: o.paperNames,
+          paper: o.paper,
         });
         notice(`wrote ${o.out} (${results.length} model(s))`);
       }),

@@ -24,11 +24,16 @@ interface RunFlags {
   topP?: number;
   seed?: number;
   annotations?: string;
+  grounding?: number;
+  reasoningError?: number;
   boxFormat?: string;
   retryFailed?: boolean;
   limit?: number;
   json?: boolean;
 }
+
+/** Exit code when the run finished but at least one prompt's answer failed (docs/mllm.md). */
+export const EXIT_PROMPTS_FAILED = 3;
 
 function summaryText(s: RunSummary): string {
   const failures = Object.entries(s.failures).map(([reason, n]) => `\n  failed: ${n} x ${reason}`).join('');
@@ -46,7 +51,7 @@ export function registerRun(program: Command): void {
     .requiredOption('--prompts <file>', 'prompt file (JSONL) from `gsr prompts`')
     .requiredOption('--model <name>', 'model name (sent to the endpoint, and the store key)')
     .requiredOption('--store <file>', 'run store (SQLite); re-running resumes it')
-    .addOption(choiceOption('--answerer <kind>', 'openai (Chat Completions) or a baseline', answerers.names(), 'openai'))
+    .addOption(choiceOption('--answerer <kind>', 'openai (Chat Completions), a baseline or simulated', answerers.names(), 'openai'))
     .option('--base-url <url>', 'endpoint root, e.g. http://localhost:8000/v1')
     .option('--api-key-env <var>', 'environment variable holding the API key (the key is never stored or printed)')
     .option('--concurrency <n>', 'requests in flight', parsePositiveInt, 8)
@@ -58,7 +63,9 @@ export function registerRun(program: Command): void {
     .option('--max-tokens <n>', 'max_tokens of each answer', parsePositiveInt, 512)
     .option('--top-p <p>', 'top_p', parseNumber)
     .option('--seed <n>', 'sampling seed (and the random baseline seed)', parseSeed)
-    .option('--annotations <file>', 'COCO annotations (geometric baseline)')
+    .option('--annotations <file>', 'COCO annotations (geometric and simulated answerers)')
+    .option('--grounding <g>', 'simulated: target G-Score, 0-1', parseNumber)
+    .option('--reasoning-error <r>', 'simulated: share of items answered wrong whatever its boxes say, 0-1', parseNumber)
     .option('--box-format <fmt>', 'box format the geometric baseline writes')
     .option('--retry-failed', 'ask again the prompts whose stored response failed (the default)')
     .option('--no-retry-failed', 'do not ask again prompts whose stored response failed')
@@ -69,10 +76,11 @@ export function registerRun(program: Command): void {
         const factory = answerers.get(o.answerer);
         const settings: GenerationSettings = { answerer: o.answerer, model: o.model, temperature: o.temperature, max_tokens: o.maxTokens, top_p: o.topP, seed: o.seed };
         if (o.annotations !== undefined) settings.annotations_sha256 = await sha256File(o.annotations);
+        if (o.answerer === 'simulated') Object.assign(settings, { grounding: o.grounding, reasoning_error: o.reasoningError ?? 0 });
         if (o.boxFormat !== undefined) settings.box_format = o.boxFormat;
         const answerer = await factory({
           model: o.model, baseUrl: o.baseUrl, apiKeyEnv: o.apiKeyEnv, timeoutMs: o.timeoutMs, temperature: o.temperature, maxTokens: o.maxTokens,
-          topP: o.topP, seed: o.seed, annotations: o.annotations, boxFormat: o.boxFormat,
+          topP: o.topP, seed: o.seed, annotations: o.annotations, boxFormat: o.boxFormat, grounding: o.grounding, reasoning_error: o.reasoningError,
         });
         const store = RunStore.open(resolve(o.store));
         const controller = new AbortController();
@@ -97,6 +105,10 @@ export function registerRun(program: Command): void {
           if (o.json) printJson(summary);
           else process.stdout.write(summaryText(summary));
           if (summary.interrupted) process.exitCode = 130;
+          else if (summary.failed > 0) {
+            notice(`${summary.failed} of ${summary.prompts} prompts failed (ok ${summary.ok}, already done ${summary.cached}); exit code ${EXIT_PROMPTS_FAILED}`);
+            process.exitCode = EXIT_PROMPTS_FAILED;
+          }
         } finally {
           progress.stop();
           process.off('SIGINT', onSignal);

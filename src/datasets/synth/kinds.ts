@@ -5,7 +5,7 @@
  */
 import type { Vec3 } from './camera.js';
 import type { Part, Solid } from './primitives.js';
-import type { Rng } from './prng.js';
+import type { Rng } from '../../util/random.js';
 
 export interface Placed {
   parts: Part[];

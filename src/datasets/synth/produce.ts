@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import { encodeDepthValuesPng, quantizeDepth } from '../../formats/depth-png.js';
 import { checkRendered, namedObjectsInFrame, type EntityStats } from './check.js';
-import { Rng } from './prng.js';
+import { Rng } from '../../util/random.js';
 import { sceneId, sceneRecords, type SceneRecords } from './records.js';
 import { renderScene, type Rendered } from './render.js';
 import { STYLES, STYLE_RELATIONS, sampleScene, type Scene } from './scene.js';

@@ -6,7 +6,7 @@
 import { solidBounds, intersect, type Hit } from './primitives.js';
 import { project, type Vec3 } from './camera.js';
 import type { Scene, Surface } from './scene.js';
-import { hash32 } from './prng.js';
+import { hash32 } from '../../util/random.js';
 
 /** Label of background pixels (floor and wall); entities are 1 (subject), 2 (object), 3+ (clutter). */
 export const BACKGROUND = 0;

@@ -9,7 +9,7 @@ import type { Relation } from '../../formats/manifest.js';
 import { floorPointAt, makeCamera, type Camera, type Vec3 } from './camera.js';
 import { FURNITURE, OBJECT_KINDS, TABLETOP_OBJECT_KINDS, hsv, randomColour, type ObjectKind } from './kinds.js';
 import type { Part } from './primitives.js';
-import type { Rng } from './prng.js';
+import type { Rng } from '../../util/random.js';
 
 export type Style = 'furniture' | 'tabletop' | 'one-object';
 export const STYLES: readonly Style[] = ['furniture', 'tabletop', 'one-object'];

@@ -1,5 +1,6 @@
 /** How a baseline writes its choice so the scorer reads it like any model's answer. Pure. */
-import { optionLetter, type PromptRecord } from '../../formats/prompts.js';
+import { isBenchPrompt, optionLetter, type AnyPrompt, type PromptRecord } from '../../formats/prompts.js';
+import { AnswerError } from '../errors.js';
 import type { Xyxy } from './geometry-reasoner.js';
 
 /** `mc` answers with a letter, `tg` with the caption; DAP follows its base task. */
@@ -30,4 +31,10 @@ export function formatBox(box: Xyxy, imageWidth: number, imageHeight: number, fo
   const nx = (v: number) => Math.round(fx(v) * 1000);
   const ny = (v: number) => Math.round(fy(v) * 1000);
   return `<|box_start|>(${nx(box[0])},${ny(box[1])}),(${nx(box[2])},${ny(box[3])})<|box_end|>`;
+}
+
+/** The What'sUp baselines answer What'sUp prompts only; a benchmark plug-in brings its own. */
+export function whatsupPrompt(p: AnyPrompt, name: string): PromptRecord {
+  if (isBenchPrompt(p)) throw new AnswerError(`${name} answers What'sUp prompts only, not ${p.benchmark} prompts (use that benchmark's baselines)`, false);
+  return p;
 }

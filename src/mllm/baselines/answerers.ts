@@ -3,30 +3,17 @@
  * annotations alone). They answer TG, MC, DAP and grounding prompts in the same text shapes a model
  * would, so the runner and the scorer treat them like any model.
  */
-import { createHash } from 'node:crypto';
-import type { CocoFile } from '../../formats/coco.js';
-import { isBenchPrompt, type AnyPrompt, type PromptRecord } from '../../formats/prompts.js';
-import { AnswerError } from '../errors.js';
+import { readCocoFile, type CocoFile } from '../../formats/coco.js';
+import type { AnyPrompt } from '../../formats/prompts.js';
 import { GsrError } from '../../util/errors.js';
-import { readJsonFile } from '../../util/jsonl.js';
 import type { AnswererOptions } from '../registry.js';
 import type { Answerer } from '../types.js';
-import { answerStyle, BASELINE_BOX_FORMATS, choiceText, formatBox, type BaselineBoxFormat } from './answer-text.js';
+import { answerStyle, BASELINE_BOX_FORMATS, choiceText, formatBox, whatsupPrompt, type BaselineBoxFormat } from './answer-text.js';
 import { xywhToXyxy } from '../../geometry/boxes.js';
 import { indexAnnotations, sceneOf } from './annotation-index.js';
 import { chooseCaption } from './geometry-reasoner.js';
-
-/** These baselines answer What'sUp prompts only; a benchmark plug-in brings its own. */
-function whatsupPrompt(p: AnyPrompt, name: string): PromptRecord {
-  if (isBenchPrompt(p)) throw new AnswerError(`${name} answers What'sUp prompts only, not ${p.benchmark} prompts (use that benchmark's baselines)`, false);
-  return p;
-}
-
-/** A uniform number in [0, 1) that depends only on the seed and the prompt key (order-independent). */
-function uniform(seed: number, key: string, salt: string): number {
-  const digest = createHash('sha256').update(`${seed}\0${key}\0${salt}`).digest();
-  return digest.readUInt32BE(0) / 2 ** 32;
-}
+import { createSimulatedAnswerer, simulatedSettings } from './simulated.js';
+import { keyedUniform } from '../../util/random.js';
 
 /** Box format the grid-based baselines declare (their boxes are on a 0-1000 grid). */
 export const GRID_BOX_FORMAT: BaselineBoxFormat = 'qwen2-vl';
@@ -38,11 +25,11 @@ export function createRandomAnswerer(name: string, seed: number): Answerer {
     async answer(anyPrompt: AnyPrompt): Promise<string> {
       const prompt = whatsupPrompt(anyPrompt, name);
       if (answerStyle(prompt) === 'grounding') {
-        const xs = [uniform(seed, prompt.key, 'x1'), uniform(seed, prompt.key, 'x2')].sort((a, b) => a - b);
-        const ys = [uniform(seed, prompt.key, 'y1'), uniform(seed, prompt.key, 'y2')].sort((a, b) => a - b);
+        const xs = [keyedUniform(seed, prompt.key, 'x1'), keyedUniform(seed, prompt.key, 'x2')].sort((a, b) => a - b);
+        const ys = [keyedUniform(seed, prompt.key, 'y1'), keyedUniform(seed, prompt.key, 'y2')].sort((a, b) => a - b);
         return formatBox([xs[0] * 1000, ys[0] * 1000, xs[1] * 1000, ys[1] * 1000], 1000, 1000, GRID_BOX_FORMAT);
       }
-      const index = Math.floor(uniform(seed, prompt.key, 'choice') * prompt.options.length);
+      const index = Math.floor(keyedUniform(seed, prompt.key, 'choice') * prompt.options.length);
       return choiceText(prompt, index);
     },
   };
@@ -95,7 +82,7 @@ export function createGeometricAnswerer(name: string, coco: CocoFile, boxFormat:
 function boxFormatOption(options: AnswererOptions): BaselineBoxFormat {
   const value = (options.boxFormat ?? options.box_format ?? GRID_BOX_FORMAT) as string;
   if (!(BASELINE_BOX_FORMATS as readonly string[]).includes(value)) {
-    throw new GsrError(`geometric: box format "${value}" is not one it writes (${BASELINE_BOX_FORMATS.join(', ')})`);
+    throw new GsrError(`${options.model}: box format "${value}" is not one it writes (${BASELINE_BOX_FORMATS.join(', ')})`);
   }
   return value as BaselineBoxFormat;
 }
@@ -104,12 +91,13 @@ function boxFormatOption(options: AnswererOptions): BaselineBoxFormat {
 export const baselineFactories = {
   random: async (options: AnswererOptions) => createRandomAnswerer(options.model, options.seed ?? 0),
   'always-first': async (options: AnswererOptions) => createAlwaysFirstAnswerer(options.model),
-  geometric: async (options: AnswererOptions) => {
-    if (!options.annotations) throw new GsrError('geometric: needs an annotation file (annotations)');
-    const coco = await readJsonFile<CocoFile>(options.annotations);
-    if (!Array.isArray(coco.images) || !Array.isArray(coco.annotations)) {
-      throw new GsrError(`${options.annotations}: not a COCO annotation file (images/annotations missing)`);
-    }
-    return createGeometricAnswerer(options.model, coco, boxFormatOption(options));
-  },
+  geometric: async (options: AnswererOptions) => createGeometricAnswerer(options.model, await readCoco('geometric', options), boxFormatOption(options)),
+  simulated: async (options: AnswererOptions) =>
+    createSimulatedAnswerer(options.model, await readCoco('simulated', options), simulatedSettings(options.model, options), boxFormatOption(options)),
 };
+
+/** The annotation file an answerer reasons from. */
+async function readCoco(kind: string, options: AnswererOptions): Promise<CocoFile> {
+  if (!options.annotations) throw new GsrError(`${kind}: needs an annotation file (annotations)`);
+  return readCocoFile(options.annotations);
+}

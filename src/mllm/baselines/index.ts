@@ -1,6 +1,6 @@
 /**
  * Baseline answerers, registered in the `answerers` registry on import: `random`, `always-first`,
- * `geometric`. They answer every prompt type like a model and are scored like one.
+ * `geometric`, and `simulated`. They answer every prompt type like a model and are scored like one.
  */
 import { answerers } from '../registry.js';
 import { baselineFactories } from './answerers.js';
@@ -19,5 +19,7 @@ export { parseCaptionRelation, converseRelation, type CaptionRelation } from '..
 export { formatBox, BASELINE_BOX_FORMATS, type BaselineBoxFormat } from './answer-text.js';
 /** An annotation file indexed by item, and the scene geometry of one item. */
 export { indexAnnotations, sceneOf, type AnnotationIndex, type ItemAnnotations } from './annotation-index.js';
+/** The simulated answerer: boxes perturbed to a target G-Score, geometric reasoning on them plus an error rate. */
+export { createSimulatedAnswerer, simulatedTrueSlope, simulatedSettings, simulatedBox, shiftToIou, type SimulatedSettings, type SimulatedAnswerer } from './simulated.js';
 /** Names of the baseline answerers. */
 export const BASELINE_NAMES = Object.keys(baselineFactories);

@@ -1,14 +1,16 @@
 /**
- * GroundingDINO port (contract: docs/reference.md, "ONNX contracts"): BERT-uncased tokens of one phrase per pass ("a mug."), image
- * resized by the DETR rule with ImageNet mean/std; sigmoid logits, box score = max over the
- * phrase's tokens, box/text thresholds, normalised cx,cy,w,h boxes scaled to the original image.
+ * GroundingDINO port (contract: docs/reference.md, "ONNX contracts"): BERT-uncased tokens of one
+ * phrase per pass ("mug."), image resized by the DETR rule with ImageNet mean/std; decoded as
+ * Transformers' `post_process_grounded_object_detection` (sigmoid, max over all valid text tokens,
+ * box threshold, labels from the text threshold, no clamping), with the earlier phrase-token rule
+ * and clamping as named options.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { GsrError, errorMessage } from '../../util/errors.js';
 import { normalisePhrase } from '../coco-classes.js';
-import { loadGraph, manifestFor, numberParam } from '../load.js';
+import { choiceParam, loadGraph, manifestFor, numberParam } from '../load.js';
 import { modelFilePath } from '../manifest.js';
 import { clipBox } from '../../geometry/boxes.js';
 import { prepareGroundingDino, type PreparedImage } from '../preprocess.js';
@@ -53,6 +55,11 @@ export function tokenisePhrase(tokenizer: Tokenizer, phrase: string): PhraseToke
   return { ids: enc.ids, attentionMask: enc.attention_mask, tokenTypeIds: enc.token_type_ids, phrasePositions };
 }
 
+/** Token ids to text as the reference's `batch_decode` (special tokens kept); '' for none. */
+export function decodeTokens(tokenizer: Tokenizer, ids: number[]): string {
+  return ids.length === 0 ? '' : tokenizer.decode(ids);
+}
+
 const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
 
 export interface DinoThresholds {
@@ -60,30 +67,69 @@ export interface DinoThresholds {
   text: number;
 }
 
+/** Which text positions a box's score is the maximum over. */
+export type DinoScoreTokens = 'all' | 'phrase';
+/** Whether boxes are clipped to the image. */
+export type DinoClamp = 'none' | 'image';
+
+export interface DinoDecoding {
+  /**
+   * `all` (default, as Transformers' `post_process_grounded_object_detection` and GroundingDINO's
+   * `predict`): max over every valid text position, [CLS], "." and [SEP] included; a box is kept when
+   * that is above the box threshold. `phrase`: max over the phrase's own tokens, kept when above both
+   * thresholds (this project's earlier rule).
+   */
+  scoreTokens: DinoScoreTokens;
+  /** `none` (default, as the reference) or `image`: clip boxes to the image. */
+  clamp: DinoClamp;
+}
+
+export const DINO_REFERENCE_DECODING: DinoDecoding = { scoreTokens: 'all', clamp: 'none' };
+
+/** A decoded box with the text positions above the text threshold (the reference's label tokens). */
+export interface DinoDetection extends Detection {
+  textPositions: number[];
+  /** The query (0..899) the box came from. */
+  query: number;
+}
+
 /**
- * Decodes one pass: per query, score = max sigmoid over the phrase's token positions; kept when above
- * the box threshold and some phrase token is above the text threshold. Boxes are normalised cx, cy,
- * w, h of the (unpadded) image, scaled to `width` x `height`. Best first. Pure.
+ * Decodes one pass. `tokens` holds the prompt's `length` valid positions and the phrase's own
+ * positions; logits are [queries, textLen]. Boxes are normalised cx, cy, w, h of the (unpadded)
+ * image, scaled to `width` x `height`. Label positions are those above the text threshold except
+ * the first and the last of the logits' text axis, as the reference's `get_phrases_from_posmap`.
+ * Best first (stable, so equal scores keep query order). Pure.
  */
 export function decodeGroundingDino(
   logits: Float32Array,
   boxes: Float32Array,
   queries: number,
   textLen: number,
-  phrasePositions: readonly number[],
+  tokens: { length: number; phrasePositions: readonly number[] },
   label: string,
   width: number,
   height: number,
   th: DinoThresholds,
-): Detection[] {
-  const out: Detection[] = [];
+  decoding: DinoDecoding = DINO_REFERENCE_DECODING,
+): DinoDetection[] {
+  const out: DinoDetection[] = [];
+  // The reference compares float32 probabilities with the thresholds cast to float32.
+  const f = Math.fround;
+  const [boxTh, textTh] = [f(th.box), f(th.text)];
+  const valid = Math.min(tokens.length, textLen);
+  const scored = decoding.scoreTokens === 'all' ? Array.from({ length: valid }, (_, i) => i) : tokens.phrasePositions;
   for (let q = 0; q < queries; q++) {
+    const row = q * textLen;
     let best = 0;
-    for (const t of phrasePositions) best = Math.max(best, sigmoid(logits[q * textLen + t]!));
-    if (!(best > th.box) || !(best > th.text)) continue;
+    for (const t of scored) best = Math.max(best, sigmoid(logits[row + t]!));
+    if (!(f(best) > boxTh)) continue;
+    if (decoding.scoreTokens === 'phrase' && !(f(best) > textTh)) continue;
+    const textPositions: number[] = [];
+    for (let t = 1; t < Math.min(valid, textLen - 1); t++) if (f(sigmoid(logits[row + t]!)) > textTh) textPositions.push(t);
     const [cx, cy, w, h] = [boxes[q * 4]!, boxes[q * 4 + 1]!, boxes[q * 4 + 2]!, boxes[q * 4 + 3]!];
-    const box = clipBox([(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height], width, height);
-    out.push({ box, score: best, label });
+    const corners: Detection['box'] = [(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height];
+    const box = decoding.clamp === 'image' ? clipBox(corners, width, height) : corners;
+    out.push({ box, score: best, label, textPositions, query: q });
   }
   return out.sort((a, b) => b.score - a.score);
 }
@@ -92,13 +138,18 @@ const int64 = (values: number[], dims: number[]) => new ort.Tensor('int64', BigI
 
 /**
  * Creates the GroundingDINO detector. Params: `box_threshold` (0.35), `text_threshold` (0.25),
- * `max_boxes` (10, candidates returned per phrase).
+ * `max_boxes` (10, candidates returned per phrase), `score_tokens` (`all` | `phrase`) and `clamp`
+ * (`none` | `image`); see {@link DinoDecoding}. The detector's `provenance.settings` records them.
  */
 export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detector> {
   const manifest = await manifestFor(GROUNDING_DINO_ID);
   const post = manifest.postprocess as { box_threshold: number; text_threshold: number };
   const th = { box: numberParam(opts, 'box_threshold', post.box_threshold), text: numberParam(opts, 'text_threshold', post.text_threshold) };
   const maxBoxes = numberParam(opts, 'max_boxes', 10);
+  const decoding: DinoDecoding = {
+    scoreTokens: choiceParam(opts, 'score_tokens', ['all', 'phrase']),
+    clamp: choiceParam(opts, 'clamp', ['none', 'image']),
+  };
   const tokenizer = loadTokenizer(modelFilePath(manifest, 'tokenizer', opts.modelsDir, opts.files));
   const graph = await loadGraph(manifest, 'model', opts);
   // Pre-process each image once, whatever the number of phrases asked about it.
@@ -110,6 +161,7 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
   return {
     id: GROUNDING_DINO_ID,
     device: graph.opened.device,
+    provenance: { settings: { score_tokens: decoding.scoreTokens, clamp: decoding.clamp } },
     async detect(image: RgbImage, phrase: string): Promise<Detection[]> {
       if (last?.image !== image) {
         if (last) inputs.give(last.prepared.data);
@@ -142,13 +194,17 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
         out.pred_boxes!.data as Float32Array,
         queries!,
         textLen!,
-        tok.phrasePositions,
+        { length: n, phrasePositions: tok.phrasePositions },
         normalisePhrase(phrase),
         width,
         height,
         th,
+        decoding,
       );
-      return dets.slice(0, maxBoxes);
+      return dets.slice(0, maxBoxes).map(({ textPositions, query: _query, ...d }) => ({
+        ...d,
+        textLabel: decodeTokens(tokenizer, textPositions.map((p) => tok.ids[p]!)),
+      }));
     },
     async dispose() {
       last = undefined;

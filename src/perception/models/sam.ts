@@ -7,7 +7,7 @@ import { GsrError } from '../../util/errors.js';
 import { loadGraph, manifestFor } from '../load.js';
 import { prepareSam } from '../preprocess.js';
 import { Float32Pool } from '../tensor-pool.js';
-import { resizeBilinearFloat } from '../resize.js';
+import { resizeBilinearFloat32 } from '../interpolate.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
 import type { ModelLoadOptions, RgbImage, SegmentResult, Segmenter } from '../types.js';
 
@@ -24,10 +24,10 @@ export function postprocessSamMask(
   original: [number, number],
 ): Uint8Array {
   const [lh, lw] = lowSize;
-  const up = resizeBilinearFloat(lowRes, lw, lh, SIDE, SIDE);
+  const up = resizeBilinearFloat32(lowRes, lw, lh, SIDE, SIDE);
   const [rh, rw] = resized;
   const [oh, ow] = original;
-  const full = resizeBilinearFloat(up, rw, rh, ow, oh, SIDE);
+  const full = resizeBilinearFloat32(up, rw, rh, ow, oh, SIDE);
   const mask = new Uint8Array(ow * oh);
   for (let i = 0; i < mask.length; i++) mask[i] = full[i]! > 0 ? 1 : 0;
   return mask;

@@ -4,13 +4,19 @@
  * CircularEval on Subset A subject G-Score; the first split of other datasets).
  */
 import { join } from 'node:path';
-import { fitTable, loadAllResults, tableFromResults, type RegressionReport, type RegressionTable } from '../../analysis/index.js';
+import { fitTable, loadAllResults, parseMetric, tableFromResults, type ModelResults, type RegressionReport, type RegressionTable } from '../../analysis/index.js';
+import { readCocoFile } from '../../formats/coco.js';
+import { readPromptFile } from '../../formats/prompts.js';
+import { simulatedTrueSlope } from '../../mllm/baselines/simulated.js';
 import { errorMessage } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import type { PipelineConfig } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
 import type { DatasetSummary } from './dataset.js';
 import type { ScoreStageSummary } from './score.js';
+import { ANNOTATIONS_FILE } from '../../formats/coco.js';
+import { modelTasks } from './answer.js';
+import { promptFileFor } from './prompts.js';
 
 export const ANALYSIS_FILE = 'analysis.json';
 
@@ -23,6 +29,51 @@ export interface AnalyzeStageSummary {
   p: number | null;
   r2: number | null;
   note: string | null;
+  /** The regression across the simulated answerers alone, beside the true effect they were built with. */
+  simulated: SimulatedFamilySummary | null;
+}
+
+export interface SimulatedFamilySummary {
+  models: string[];
+  slope: number | null;
+  p: number | null;
+  /** CircularEval with every box a hit minus with every box a miss (`simulatedTrueSlope`); null when the family mixes seeds or error rates. */
+  true_slope: number | null;
+  all_hits: number | null;
+  all_misses: number | null;
+  reasoning_error: number | null;
+  note: string | null;
+}
+
+/**
+ * The simulated answerers' own regression and the effect they carry: computed from the primary
+ * reasoning task's prompts (TG, else MC) of the regression's split and the annotation file.
+ */
+async function simulatedFamily(config: PipelineConfig, results: ModelResults[], y: string, x: string, promptsDir: string, annotations: string): Promise<SimulatedFamilySummary | null> {
+  const sims = config.models.filter((m) => m.kind === 'simulated');
+  if (sims.length === 0) return null;
+  const names = sims.map((m) => m.name);
+  const out: SimulatedFamilySummary = { models: names, slope: null, p: null, true_slope: null, all_hits: null, all_misses: null, reasoning_error: null, note: null };
+  try {
+    const fit = fitTable(tableFromResults(results.filter((r) => names.includes(r.model)), y, [x]), 'regression across the simulated answerers');
+    const b = fit.coefficients.find((c) => c.name === x);
+    [out.slope, out.p] = [b?.estimate ?? null, b?.p ?? null];
+  } catch (err) {
+    out.note = errorMessage(err);
+  }
+  const first = sims[0];
+  if (sims.some((m) => (m.seed ?? 0) !== (first.seed ?? 0) || (m.reasoning_error ?? 0) !== (first.reasoning_error ?? 0) || m.templates)) {
+    out.note ??= 'the simulated answerers differ in seed, reasoning_error or templates: no single true slope';
+    return out;
+  }
+  const tasks = modelTasks(first, config);
+  const task = tasks.includes('tg') ? 'tg' : tasks.includes('mc') ? 'mc' : null;
+  const split = parseMetric(y).split;
+  if (task === null) return out;
+  const prompts = (await readPromptFile(join(promptsDir, promptFileFor(first, task)), [])).filter((p) => split === 'total' || p.split === split);
+  const truth = simulatedTrueSlope(await readCocoFile(annotations), prompts, first.seed ?? 0, first.reasoning_error ?? 0);
+  Object.assign(out, { true_slope: truth.slope, all_hits: truth.all_hits, all_misses: truth.all_misses, reasoning_error: first.reasoning_error ?? 0 });
+  return out;
 }
 
 /** The regression metrics: the pipeline's, else the paper's on the first split of the data. */
@@ -40,7 +91,7 @@ export function datasetSplits(d: DatasetSummary): string[] {
 export function analyzeStage(config: PipelineConfig): Stage {
   return {
     name: 'analyze',
-    after: ['dataset', 'score'],
+    after: ['dataset', 'prompts', 'annotate', 'score'],
     settings: { regression: config.metrics.regression ?? null },
     async run(ctx): Promise<AnalyzeStageSummary> {
       const { y, x } = regressionMetrics(config, datasetSplits(ctx.summaryOf<DatasetSummary>('dataset')));
@@ -56,10 +107,11 @@ export function analyzeStage(config: PipelineConfig): Stage {
       } catch (err) {
         note = errorMessage(err);
       }
-      await writeJsonAtomic(join(ctx.dir, ANALYSIS_FILE), { regression: { y, x, table, fit, note } });
+      const simulated = await simulatedFamily(config, results, y, x, ctx.input('prompts'), join(ctx.input('annotate'), ANNOTATIONS_FILE));
+      await writeJsonAtomic(join(ctx.dir, ANALYSIS_FILE), { regression: { y, x, table, fit, note }, simulated });
       const slope = fit?.coefficients?.find((c) => c.name === x) ?? null;
       if (note) ctx.notice(`no regression: ${note}`);
-      return { y, x, models: table?.labels.length ?? 0, slope: slope?.estimate ?? null, p: slope?.p ?? null, r2: fit?.r2 ?? null, note };
+      return { y, x, models: table?.labels.length ?? 0, slope: slope?.estimate ?? null, p: slope?.p ?? null, r2: fit?.r2 ?? null, note, simulated };
     },
   };
 }

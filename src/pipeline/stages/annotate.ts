@@ -5,14 +5,14 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { annotate, annotationQuality, readCocoFile, targetsFromManifest, type CocoFile } from '../../annotate/index.js';
+import { annotate, annotationQuality, targetsFromManifest } from '../../annotate/index.js';
 import { getManifest, modelFilePath } from '../../perception/index.js';
 import { GsrError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import type { PipelineConfig } from '../../formats/pipeline.js';
 import type { Stage, StageContext } from '../engine.js';
 import { sha256File } from '../../util/hash.js';
-import { ANNOTATIONS_FILE } from '../../formats/coco.js';
+import { ANNOTATIONS_FILE, readCocoFile, type CocoFile } from '../../formats/coco.js';
 import { MANIFEST_FILE } from '../../formats/manifest.js';
 
 export const DEFAULT_DETECTOR = 'grounding-dino-tiny';
@@ -79,6 +79,7 @@ async function runAnnotator(config: PipelineConfig, ctx: StageContext, manifest:
   const r = await annotate({
     targets, outDir, detector: m.detector, segmenter: m.segmenter, depth: m.depth, modelsDir: m.modelsDir, device: m.device, params: m.params,
     progress: { tick: (n, failed) => ctx.progress.tick(n, failed), stop() {} }, signal: ctx.signal,
+    lock: false, // the engine holds the lock of the whole output folder
   });
   if (r.interrupted) throw new Error('interrupted (annotated images are kept in the journal; run again to resume)');
   return r;

@@ -43,6 +43,7 @@ function generationSettings(model: ModelConfig, annotationsSha: string | undefin
   const s: GenerationSettings = { answerer: model.kind, model: model.name, endpoint_model: model.model ?? model.name, temperature: model.temperature ?? 0, max_tokens: model.max_tokens, seed: model.seed };
   if (model.kind === 'openai') s.base_url = model.base_url;
   if (model.box_format) s.box_format = model.box_format;
+  if (model.kind === 'simulated') Object.assign(s, { grounding: model.grounding, reasoning_error: model.reasoning_error ?? 0 });
   if (annotationsSha) s.annotations_sha256 = annotationsSha;
   return s;
 }
@@ -61,12 +62,12 @@ export function answerStage(config: PipelineConfig): Stage {
       const summary: AnswerStageSummary = { models: [] };
       try {
         for (const model of config.models) {
-          const usesAnnotations = model.kind === 'geometric';
+          const usesAnnotations = model.kind === 'geometric' || model.kind === 'simulated';
           const settings = generationSettings(model, usesAnnotations ? annotationsSha : undefined);
           const answerer = await answerers.get(model.kind)({
             model: model.model ?? model.name, baseUrl: model.base_url, apiKeyEnv: model.api_key_env, timeoutMs: model.timeout_ms,
             temperature: model.temperature ?? 0, maxTokens: model.max_tokens, seed: model.seed, annotations: usesAnnotations ? annotations : undefined,
-            boxFormat: model.box_format,
+            boxFormat: model.box_format, grounding: model.grounding, reasoning_error: model.reasoning_error,
           });
           const tasks = modelTasks(model, config);
           const m: ModelAnswerSummary = { name: model.name, kind: model.kind, tasks, prompts: 0, ok: 0, failed: 0, cached: 0, failures: {} };

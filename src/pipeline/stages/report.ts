@@ -7,6 +7,8 @@ import type { Stage } from '../engine.js';
 import type { AnalyzeStageSummary } from './analyze.js';
 import type { ScoreStageSummary } from './score.js';
 import { MANIFEST_FILE } from '../../formats/manifest.js';
+import { readJsonFile } from '../../util/jsonl.js';
+import { PHOTOS_FILE, type PhotoObject, type PhotosSummary } from '../../formats/photos.js';
 
 export interface ReportStageSummary {
   /** Report file, relative to the stage folder. */
@@ -17,7 +19,7 @@ export interface ReportStageSummary {
 export function reportStage(config: PipelineConfig): Stage {
   return {
     name: 'report',
-    after: ['dataset', 'prompts', 'score', 'analyze'],
+    after: ['dataset', 'prompts', 'score', 'analyze', ...(config.photos ? ['photos'] : [])],
     settings: { title: config.report.title ?? config.name, file: config.report.file },
     async run(ctx): Promise<ReportStageSummary> {
       const scoreDir = ctx.input('score');
@@ -30,6 +32,9 @@ export function reportStage(config: PipelineConfig): Stage {
         regressionX: x,
         manifest: join(ctx.input('dataset'), MANIFEST_FILE),
         prompts: primary ? join(ctx.input('prompts'), `${primary}.jsonl`) : undefined,
+        photos: config.photos
+          ? { summary: ctx.summaryOf<PhotosSummary>('photos'), objects: (await readJsonFile<{ objects: PhotoObject[] }>(join(ctx.input('photos'), PHOTOS_FILE))).objects }
+          : undefined,
       });
       return { file: config.report.file, warnings: results.reduce((n, r) => n + r.warnings.length, 0) };
     },

@@ -11,11 +11,15 @@ import { readResponseFile, type ResponseRecord } from '../../formats/responses.j
 import type { SkippedRecord } from '../../util/jsonl.js';
 import {
   boxFormatForModel,
+  indexGroundTruth,
+  indexPrompts,
   scoreGrounding,
   scoreReasoning,
   writeGroundingResults,
   writeReasoningResults,
   type BoxFormatOption,
+  type GroundTruthIndex,
+  type PromptIndex,
   type ReasoningMode,
 } from '../../scoring/index.js';
 import type { ModelConfig, PipelineConfig } from '../../formats/pipeline.js';
@@ -43,7 +47,7 @@ export interface ScoreStageSummary {
 /** The box format a model's grounding answers are read in: declared, else its family's, else `auto`. */
 export function boxFormatOf(model: ModelConfig): BoxFormatOption {
   if (model.box_format) return model.box_format as BoxFormatOption;
-  if (['random', 'always-first', 'geometric'].includes(model.kind)) return GRID_BOX_FORMAT;
+  if (['random', 'always-first', 'geometric', 'simulated'].includes(model.kind)) return GRID_BOX_FORMAT;
   return boxFormatForModel(model.model ?? model.name) ?? 'auto';
 }
 
@@ -58,6 +62,8 @@ export function scoreStage(config: PipelineConfig): Stage {
       const answersDir = ctx.input('answer');
       const summary: ScoreStageSummary = { models: [], dirs: [] };
       ctx.progress.start(config.models.length, 'models');
+      // The annotation file is read and indexed once, for every model's grounding.
+      let truth: GroundTruthIndex | undefined;
       for (const model of config.models) {
         const tasks = modelTasks(model, config);
         const skipped: SkippedRecord[] = [];
@@ -65,32 +71,32 @@ export function scoreStage(config: PipelineConfig): Stage {
         const dir = join(ctx.dir, model.name);
         const prompts = async (task: (typeof tasks)[number]): Promise<PromptRecord[]> => readPromptFile(join(promptsDir, promptFileFor(model, task)), skipped);
         const m: ModelScoreSummary = { name: model.name, reasoning: {}, g_score: null, box_format: null, skipped_records: 0 };
-        const write = async (variant: string, task: string, list: PromptRecord[]) => {
-          const { result, items } = scoreReasoning(list, responses, { mode, model: model.name });
+        const write = async (variant: string, task: string, index: PromptIndex) => {
+          const { result, items } = scoreReasoning(index, responses, { mode, model: model.name });
           await writeReasoningResults(variant ? join(dir, variant) : dir, result, items);
           m.reasoning[variant] = { circular: result.total_average.circular, vanilla: result.total_average.vanilla, task };
         };
         const primary = tasks.includes('tg') ? 'tg' : tasks.includes('mc') ? 'mc' : null;
         for (const task of ['tg', 'mc'] as const) {
           if (!tasks.includes(task)) continue;
-          const list = await prompts(task);
-          if (task === primary) await write('', task, list);
-          await write(task, task, list);
+          const index = indexPrompts(await prompts(task));
+          if (task === primary) await write('', task, index);
+          await write(task, task, index);
         }
         if (tasks.includes('dap')) {
           const dap = await prompts('dap');
-          await write('dap', 'dap', dap);
+          await write('dap', 'dap', indexPrompts(dap));
           const base = config.prompts.dap.base_task;
           // The same items without the hint: the base task's prompts for the DAP items.
           const items = new Set(dap.map((p) => p.item));
           const baseList = tasks.includes(base) ? (await prompts(base)).filter((p) => items.has(p.item)) : [];
-          if (baseList.length > 0) await write('nodap', base, baseList);
+          if (baseList.length > 0) await write('nodap', base, indexPrompts(baseList));
           else ctx.notice(`${model.name}: no ${base} prompts asked, so DAP has no without-hint comparison`);
         }
         if (tasks.includes('grounding')) {
-          const coco = await readCocoFile(join(ctx.input('annotate'), ANNOTATIONS_FILE));
+          truth ??= indexGroundTruth(await readCocoFile(join(ctx.input('annotate'), ANNOTATIONS_FILE)));
           const boxFormat = boxFormatOf(model);
-          const { result, items } = scoreGrounding(responses.filter((r) => r.role !== undefined), coco, { boxFormat, iou: config.metrics.iou, model: model.name });
+          const { result, items } = scoreGrounding(responses.filter((r) => r.role !== undefined), truth, { boxFormat, iou: config.metrics.iou, model: model.name });
           await writeGroundingResults(dir, result, items);
           m.g_score = result.avg_g_score ?? null;
           m.box_format = boxFormat;

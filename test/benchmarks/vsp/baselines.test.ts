@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRandom, oracleAnswer, randomOptions } from '../../../src/benchmarks/vsp/baselines.js';
+import { answerText } from '../../../src/mllm/types.js';
 import { solveBlocks } from '../../../src/benchmarks/vsp/blocks.js';
 import { judgeVsp } from '../../../src/benchmarks/vsp/judge.js';
 import type { VspItem } from '../../../src/benchmarks/vsp/item.js';
@@ -47,7 +48,7 @@ describe('VSP baselines', () => {
           const r = createRandom(byId, { name: 'random', seed });
           let correct = 0;
           for (const it of its) {
-            const out = await r.answer({ key: `k-${it.id}`, benchmark: 'vsp', item: it.id, task: it.task, level: it.level, variant: 'image', parts: [{ type: 'text', text: '' }] }, new AbortController().signal);
+            const out = answerText(await r.answer({ key: `k-${it.id}`, benchmark: 'vsp', item: it.id, task: it.task, level: it.level, variant: 'image', parts: [{ type: 'text', text: '' }] }, new AbortController().signal));
             if (judgeVsp(it, P, out, mode).correct) correct++;
           }
           sum += correct / its.length;

@@ -1,0 +1,201 @@
+/**
+ * The crash matrix: runs a writing command to the end once (the reference), then, for each kill point,
+ * starts it afresh, `kill -9`s it once enough items are done (or after some milliseconds), runs it again
+ * to the end and compares the final outputs with the reference, timestamps aside. Used by
+ * test/security/crash-matrix.test.ts (a few points) and bench/crash.bench.ts (30 and more per command).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { importWhatsupToManifest } from '../../src/datasets/index.js';
+import { RunStore } from '../../src/mllm/index.js';
+import { MODELS_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT } from './cli.js';
+import { startFakeServer, type FakeServer } from '../mllm/fake-server.js';
+import { writePrompts } from '../mllm/prompt-fixtures.js';
+
+export interface CrashTarget {
+  name: string;
+  /** gsr arguments, the same for every run. */
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  /** Items completed so far, polled while the command runs. */
+  progress(): number;
+  /** Final outputs, normalised: relative path -> content. */
+  snapshot(): Promise<Map<string, string>>;
+  /** Removes every output, so that the next run starts from nothing. */
+  reset(): void;
+  close?(): Promise<void>;
+}
+
+export type KillPoint = { items: number } | { ms: number };
+
+export interface TrialResult {
+  point: KillPoint;
+  /** False when the command finished before the point was reached. */
+  killed: boolean;
+  progressAtKill: number;
+  identical: boolean;
+  /** First differing file, when not identical. */
+  difference?: string;
+}
+
+/** How the CLI is started: from source with tsx (tests), or the built `dist/` (bench: faster starts). */
+export type CliEntry = 'tsx' | 'dist';
+
+function start(entry: CliEntry, target: CrashTarget) {
+  const argv = entry === 'dist' ? [join(REPO_ROOT, 'dist', 'cli', 'main.js')] : ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'main.ts')];
+  const child = spawn(process.execPath, [...argv, ...target.args], { cwd: REPO_ROOT, env: { ...process.env, GSR_PROGRESS: '0', ...target.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
+  return { child, done };
+}
+
+/** Runs the command to its end; throws unless it exits 0. Returns the wall time in ms. */
+export async function runToEnd(target: CrashTarget, entry: CliEntry): Promise<number> {
+  const t = Date.now();
+  const r = await start(entry, target).done;
+  if (r.code !== 0) throw new Error(`${target.name}: exit ${r.code ?? r.signal}: ${r.stderr.slice(-2000)}`);
+  return Date.now() - t;
+}
+
+/** One kill point: fresh start, kill -9 at the point, resume to the end, compare with the reference. */
+export async function crashTrial(target: CrashTarget, point: KillPoint, reference: Map<string, string>, entry: CliEntry): Promise<TrialResult> {
+  target.reset();
+  const run = start(entry, target);
+  const state = { finished: false };
+  void run.done.then(() => (state.finished = true));
+  const started = Date.now();
+  const reached = () => ('items' in point ? target.progress() >= point.items : Date.now() - started >= point.ms);
+  while (!state.finished && !reached()) await new Promise((r) => setTimeout(r, 'items' in point ? 5 : 1));
+  const progressAtKill = target.progress();
+  let killed = false;
+  if (!state.finished) killed = run.child.kill('SIGKILL');
+  const first = await run.done;
+  if (!killed && first.code !== 0) throw new Error(`${target.name}: exit ${first.code}: ${first.stderr.slice(-2000)}`);
+  killed = killed && first.signal === 'SIGKILL';
+  await runToEnd(target, entry);
+  const result = await target.snapshot();
+  const difference = firstDifference(reference, result);
+  return { point, killed, progressAtKill, identical: difference === undefined, difference };
+}
+
+function firstDifference(a: Map<string, string>, b: Map<string, string>): string | undefined {
+  for (const [path, text] of a) if (b.get(path) !== text) return b.has(path) ? `${path} differs` : `${path} missing`;
+  for (const path of b.keys()) if (!a.has(path)) return `${path} extra`;
+  return undefined;
+}
+
+const TIME_KEYS = /^(started_at|finished_at|completed_at|created|date_created|generated|date|seconds|load_seconds|elapsed_ms|latency_ms|images_per_second|since)$/;
+const ISO_TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g;
+
+function scrubTimes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(scrubTimes);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, TIME_KEYS.test(k) ? '<time>' : scrubTimes(v)]));
+  return value;
+}
+
+/** File content with timestamps (and durations) replaced; JSON and JSON Lines by key, other text by pattern. */
+export function normalise(path: string, bytes: Buffer): string {
+  if (path.endsWith('.json') || path.endsWith('.jsonl')) {
+    const text = bytes.toString('utf8');
+    try {
+      if (path.endsWith('.json')) return JSON.stringify(scrubTimes(JSON.parse(text)));
+      return text.split('\n').map((l) => (l.trim() === '' ? l : JSON.stringify(scrubTimes(JSON.parse(l))))).join('\n');
+    } catch {
+      return text; // not JSON: compared as is
+    }
+  }
+  if (/\.(html|csv|txt|md|svg)$/.test(path)) return bytes.toString('utf8').replace(ISO_TIME, '<time>');
+  return bytes.toString('base64');
+}
+
+/** Every file under `dir` except those `skip` names, normalised. */
+export function snapshotTree(dir: string, skip: (rel: string) => boolean): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!existsSync(dir)) return out;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    const rel = relative(dir, join(e.parentPath, e.name));
+    if (!skip(rel)) out.set(rel, normalise(rel, readFileSync(join(dir, rel))));
+  }
+  return new Map([...out].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+const isLock = (rel: string) => rel === '.gsr.lock' || rel === '.gsr.lock.owner';
+
+/**
+ * `gsr pipeline run` of the demo (pipelines/demo.yaml) with `scenes` synthetic scenes (the file's own
+ * count is 60); progress counts completed stages. Engine records keep hashes and digests of files
+ * that hold timestamps, so those are compared through the files themselves.
+ */
+export function pipelineTarget(dir: string, scenes: number): CrashTarget {
+  const yaml = readFileSync(join(REPO_ROOT, 'pipelines', 'demo.yaml'), 'utf8').replace(/count: 60\b/, `count: ${scenes}`);
+  if (!yaml.includes(`count: ${scenes}`)) throw new Error('pipelines/demo.yaml: scene count not found');
+  const file = join(dir, 'demo.yaml');
+  writeFileSync(file, yaml);
+  const out = join(dir, 'out');
+  const stages = ['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze', 'report'];
+  return {
+    name: 'pipeline',
+    args: ['pipeline', 'run', file, '--out', out],
+    env: { GSR_BASE_URL: '', GSR_MODEL: '' },
+    progress: () => stages.filter((s) => existsSync(join(out, s, '.stage.json'))).length,
+    async snapshot() {
+      const snap = snapshotTree(out, (rel) => isLock(rel) || rel.startsWith('.state/'));
+      for (const [rel, text] of snap) {
+        if (!rel.endsWith('.stage.json')) continue;
+        const r = JSON.parse(text) as { hash: string; digest: string; files: Array<Record<string, unknown>> };
+        snap.set(rel, JSON.stringify({ ...r, hash: '<hash>', digest: '<digest>', files: r.files.map((f) => ({ path: f.path })) }));
+      }
+      return snap;
+    },
+    reset: () => rmSync(out, { recursive: true, force: true }),
+  };
+}
+
+/** `gsr annotate` with the shipped FastestDet on the What'sUp sample photos, `copies` times over; progress counts journal `done` lines. */
+export async function annotateTarget(dir: string, copies: number): Promise<CrashTarget> {
+  const base = join(dir, 'base.jsonl');
+  await importWhatsupToManifest(WHATSUP_SAMPLE_ROOT, base);
+  const lines = readFileSync(base, 'utf8').trim().split('\n');
+  const manifest = join(dir, 'm.jsonl');
+  const items = Array.from({ length: copies }, (_, k) => lines.map((l) => JSON.stringify({ ...JSON.parse(l), id: `r${k}/${JSON.parse(l).id}` }))).flat();
+  writeFileSync(manifest, items.join('\n') + '\n');
+  const out = join(dir, 'out');
+  const journal = join(out, 'journal.jsonl');
+  return {
+    name: 'annotate',
+    args: ['annotate', '--manifest', manifest, '--detector', 'fastestdet', '--segmenter', 'none', '--depth', 'none', '--models-dir', MODELS_DIR, '--device', 'cpu', '--batch', '1', '--out', out],
+    progress: () => (existsSync(journal) ? readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"type":"done"')).length : 0),
+    // The journal is the resumable log, not an output: a killed run leaves its own lines in it.
+    snapshot: async () => snapshotTree(out, (rel) => isLock(rel) || rel === 'journal.jsonl'),
+    reset: () => rmSync(out, { recursive: true, force: true }),
+  };
+}
+
+/** `gsr run` of `count` prompts against the fake endpoint (in this process); progress counts answers sent. */
+export async function runTarget(dir: string, count: number): Promise<CrashTarget> {
+  const server: FakeServer = await startFakeServer({ latencyMs: 10 });
+  const { path } = writePrompts(dir, count);
+  const store = join(dir, 'runs.sqlite');
+  return {
+    name: 'run',
+    args: ['run', '--prompts', path, '--model', 'm1', '--base-url', server.url, '--store', store, '--concurrency', '4'],
+    progress: () => [...server.answered.values()].reduce((a, b) => a + b, 0),
+    async snapshot() {
+      const s = RunStore.open(store, { create: false });
+      try {
+        const rows = [...s.responses({ model: 'm1' })].sort((a, b) => a.key.localeCompare(b.key));
+        return new Map([['responses', rows.map((r) => JSON.stringify(scrubTimes(r))).join('\n')]]);
+      } finally {
+        s.close();
+      }
+    },
+    reset() {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true });
+      server.answered.clear();
+    },
+    close: () => server.close(),
+  };
+}

@@ -1,0 +1,75 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PipelineProgress, runStages, type Stage } from '../../src/pipeline/index.js';
+import { LOCK_FILE, lockOutputFolder, tryLock } from '../../src/util/lock.js';
+import { REPO_ROOT } from '../helpers/cli.js';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'gsr-lock-'));
+const oneStage = (calls: string[]): Stage[] => [{ name: 'a', settings: {}, after: [], run: async () => void calls.push('a') }];
+const quiet = () => new PipelineProgress(1, () => {});
+
+/** A separate process that holds the folder's lock until killed. */
+async function holder(folder: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'test', 'util', 'lock-holder.ts'), folder], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
+    child.on('exit', () => reject(new Error('holder exited')));
+  });
+  const exited = new Promise((r) => child.on('exit', r));
+  return { pid: child.pid!, kill: async () => (child.kill('SIGKILL'), await exited) };
+}
+
+describe('output lock', () => {
+  it('is taken once at a time within a process, and again after release', () => {
+    const path = join(tmp(), LOCK_FILE);
+    const a = tryLock(path, 'test');
+    expect(a).not.toBeNull();
+    expect(tryLock(path, 'test')).toBeNull();
+    a!.release();
+    const b = tryLock(path, 'test');
+    expect(b).not.toBeNull();
+    b!.release();
+  });
+
+  it('a refused attempt in the holding process does not drop its lock (SQLite keeps the descriptor open)', () => {
+    const folder = tmp();
+    const held = lockOutputFolder(folder, 'test holder');
+    try {
+      for (let i = 0; i < 3; i++) expect(tryLock(join(folder, LOCK_FILE), 'again')).toBeNull();
+      const other = spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'test', 'util', 'lock-holder.ts'), folder], { encoding: 'utf8', timeout: 60_000 });
+      expect(other.status).not.toBe(0);
+      expect(other.stderr).toMatch(/is in use by test holder/);
+    } finally {
+      held.release();
+    }
+  }, 60_000);
+
+  it('an empty or leftover lock file never blocks, and is never taken from a live holder', async () => {
+    const out = tmp();
+    // What the previous lock left while its holder was still writing its pid: an empty file.
+    writeFileSync(join(out, LOCK_FILE), '');
+    writeFileSync(join(out, '.lock'), '');
+    const calls: string[] = [];
+    await expect(runStages(oneStage(calls), { out, progress: quiet() })).resolves.toHaveLength(1);
+    expect(calls).toEqual(['a']);
+  });
+
+  it('refuses a folder another live process holds, naming it; the moment that process is killed, a run proceeds', async () => {
+    const out = tmp();
+    const h = await holder(out);
+    try {
+      const calls: string[] = [];
+      await expect(runStages(oneStage(calls), { out, progress: quiet() })).rejects.toThrow(new RegExp(`${out} is in use by lock holder \\(pid ${h.pid}, since `));
+      expect(() => lockOutputFolder(out, 'gsr annotate')).toThrow(/is in use by lock holder/);
+      expect(calls).toEqual([]);
+      await h.kill();
+      await expect(runStages(oneStage(calls), { out, progress: quiet() })).resolves.toHaveLength(1);
+      expect(calls).toEqual(['a']);
+    } finally {
+      await h.kill();
+    }
+  }, 60_000);
+});
