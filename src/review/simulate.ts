@@ -5,7 +5,7 @@
  * corrupted the ways detectors fail (another place, a part of the object, a loose box, not found).
  */
 import type { CocoAnnotation, CocoFile, CocoImage } from '../formats/coco.js';
-import { Rng } from '../datasets/synth/prng.js';
+import { Rng } from '../util/random.js';
 import { boxIou, clipBox, xywhToXyxy, xyxyToXywh, type Box } from '../geometry/boxes.js';
 import { rleArea, rleDecode, rleEncode } from '../geometry/rle.js';
 import { slotKey } from './labels.js';
