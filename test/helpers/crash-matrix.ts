@@ -130,7 +130,10 @@ const isLock = (rel: string) => rel === '.gsr.lock' || rel === '.gsr.lock.owner'
  * that hold timestamps, so those are compared through the files themselves.
  */
 export function pipelineTarget(dir: string, scenes: number): CrashTarget {
-  const yaml = readFileSync(join(REPO_ROOT, 'pipelines', 'demo.yaml'), 'utf8').replace(/count: 60\b/, `count: ${scenes}`);
+  // The copy lives elsewhere, so the file's relative paths (shipped photos, models) are made absolute.
+  const yaml = readFileSync(join(REPO_ROOT, 'pipelines', 'demo.yaml'), 'utf8')
+    .replace(/count: 60\b/, `count: ${scenes}`)
+    .replace(/: \.\.\//g, `: ${REPO_ROOT}/`);
   if (!yaml.includes(`count: ${scenes}`)) throw new Error('pipelines/demo.yaml: scene count not found');
   const file = join(dir, 'demo.yaml');
   writeFileSync(file, yaml);

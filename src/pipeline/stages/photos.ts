@@ -53,6 +53,7 @@ export function photosStage(config: PipelineConfig): Stage | null {
       const r = await annotate({
         targets, outDir: ctx.dir, detector: p.detector, segmenter: null, depth: null, modelsDir, device: 'cpu',
         progress: { tick: (n, failed) => ctx.progress.tick(n, failed), stop() {} }, signal: ctx.signal,
+        lock: false, // the engine holds the lock of the whole output folder
       });
       if (r.interrupted) throw new Error('interrupted (annotated photos are kept in the journal; run again to resume)');
       const pred = await readCocoFile(join(ctx.dir, ANNOTATIONS_FILE));
