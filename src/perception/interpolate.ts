@@ -81,10 +81,13 @@ export function resizeBicubicFloat(src: Float32Array, sw: number, sh: number, dw
 /** How a depth map is brought back to the image size. */
 export type DepthResize = 'bicubic' | 'bilinear';
 
-/** ATen's linear taps for align_corners=False, in float32 (source index clamped at 0). */
-function linearTaps32(src: number, dst: number): { i0: Int32Array; i1: Int32Array; l0: Float32Array; l1: Float32Array } {
+/**
+ * ATen's CPU linear taps in float32: align_corners=False (source index clamped at 0), or with
+ * `alignCorners` the corner-to-corner mapping (ZoeDepth's pre-processing uses it).
+ */
+export function linearTaps32(src: number, dst: number, alignCorners = false): { i0: Int32Array; i1: Int32Array; l0: Float32Array; l1: Float32Array } {
   const f = Math.fround;
-  const scale = f(src / dst);
+  const scale = alignCorners ? (dst > 1 ? f((src - 1) / (dst - 1)) : 0) : f(src / dst);
   const i0 = new Int32Array(dst);
   const i1 = new Int32Array(dst);
   const l0 = new Float32Array(dst);
@@ -95,7 +98,7 @@ function linearTaps32(src: number, dst: number): { i0: Int32Array; i1: Int32Arra
       l0[d] = 1;
       continue;
     }
-    const real = Math.max(f(f(scale * f(d + 0.5)) - 0.5), 0);
+    const real = alignCorners ? f(scale * d) : Math.max(f(f(scale * f(d + 0.5)) - 0.5), 0);
     const a = Math.min(Math.floor(real), src - 1);
     const lambda = Math.min(Math.max(f(real - a), 0), 1);
     i0[d] = a;

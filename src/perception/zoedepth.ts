@@ -5,6 +5,7 @@
  * align_corners=True (PyTorch `interpolate`, not PIL) to the size that rule gives for the padded
  * image, then (x - 0.5) / 0.5. Pure apart from decoding a file input.
  */
+import { linearTaps32 } from './interpolate.js';
 import { loadImage } from './image.js';
 import { roundHalfEven, type PreparedImage, type PreprocessInput, type Size } from './preprocess.js';
 import type { Float32Pool } from './tensor-pool.js';
@@ -36,31 +37,6 @@ function reflect(i: number, n: number): number {
   return m;
 }
 
-/** Linear taps with align_corners=True, float32 as ATen's CPU kernel. */
-function cornerTaps(src: number, dst: number): { i0: Int32Array; i1: Int32Array; l0: Float32Array; l1: Float32Array } {
-  const f = Math.fround;
-  const i0 = new Int32Array(dst);
-  const i1 = new Int32Array(dst);
-  const l0 = new Float32Array(dst);
-  const l1 = new Float32Array(dst);
-  const scale = dst > 1 ? f((src - 1) / (dst - 1)) : 0;
-  for (let d = 0; d < dst; d++) {
-    if (src === dst) {
-      i0[d] = i1[d] = d;
-      l0[d] = 1;
-      continue;
-    }
-    const real = f(scale * d);
-    const a = Math.min(Math.floor(real), src - 1);
-    const lambda = Math.min(Math.max(f(real - a), 0), 1);
-    i0[d] = a;
-    i1[d] = a < src - 1 ? a + 1 : a;
-    l1[d] = lambda;
-    l0[d] = f(1 - lambda);
-  }
-  return { i0, i1, l0, l1 };
-}
-
 /** Decoded pixels -> ZoeDepth's input tensor (float32 CHW, [1, 3, H, W] with H, W multiples of 32). */
 export function zoeDepthTensor(image: RgbImage, height = 384, width = 512, multiple = 32, pool?: Float32Pool): PreparedImage {
   const f = Math.fround;
@@ -68,8 +44,8 @@ export function zoeDepthTensor(image: RgbImage, height = 384, width = 512, multi
   const [ph, pw] = zoePadding(h, w);
   const [H, W] = [h + 2 * ph, w + 2 * pw];
   const [nh, nw] = zoeDepthSize(H, W, height, width, multiple);
-  const xs = cornerTaps(W, nw);
-  const ys = cornerTaps(H, nh);
+  const xs = linearTaps32(W, nw, true);
+  const ys = linearTaps32(H, nh, true);
   // Padded-image column/row -> source column/row.
   const col = Int32Array.from({ length: W }, (_, x) => reflect(x - pw, w));
   const row = Int32Array.from({ length: H }, (_, y) => reflect(y - ph, h));
