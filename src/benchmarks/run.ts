@@ -14,7 +14,7 @@ import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
 import { readJsonFile } from '../util/jsonl.js';
 import { benchmarks } from './registry.js';
 import { scoreCells, scoreResponses, type ResponseLike } from './score.js';
-import type { Benchmark, ScoreCell, ScoredResponse } from './types.js';
+import type { Benchmark, ItemSet, ScoreCell, ScoredResponse } from './types.js';
 
 export const ITEMS_FILE = 'items.jsonl';
 export const CONTEXT_FILE = 'context.json';
@@ -40,7 +40,17 @@ export function countItems(items: Iterable<BenchItem>): ImportSummary['counts'] 
 export async function importBenchmark(name: string, root: string, outDir: string, onProgress?: (done: number, total: number) => void): Promise<ImportSummary> {
   const b = benchmarks.get(name);
   if (!b.importItems) throw new GsrError(`benchmark ${name} has no importer`);
-  const set = await b.importItems(root, onProgress);
+  return writeItemSet(name, await b.importItems(root, onProgress), outDir);
+}
+
+/** Generates a procedural benchmark's items into `outDir` (items.jsonl and context.json), like an import. */
+export async function generateBenchmark(name: string, settings: Record<string, unknown>, outDir: string): Promise<ImportSummary> {
+  const b = benchmarks.get(name);
+  if (!b.generateItems) throw new GsrError(`benchmark ${name} has no generator`);
+  return writeItemSet(name, await b.generateItems(settings), outDir);
+}
+
+async function writeItemSet(name: string, set: ItemSet, outDir: string): Promise<ImportSummary> {
   try {
     await writeJsonAtomic(join(outDir, CONTEXT_FILE), set.context ?? null);
     await writeBenchItems(join(outDir, ITEMS_FILE), set.items);

@@ -105,6 +105,11 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   readonly modes: readonly string[];
   /** Extracts and judges one output. Never throws on model text: bad text is invalid or wrong. */
   judge(item: I, prompt: BenchPrompt, output: string, mode: string): Judgement;
+  /**
+   * Default answer attempts per item: the runner asks again, up to this many times in all, while the
+   * output is invalid in the first mode (1, or absent: ask once). A pipeline model may override it.
+   */
+  readonly answerAttempts?: number;
   /** Baseline answerers by kind (answer from the items, not from a model). */
   readonly baselines: Readonly<Record<string, (items: ReadonlyMap<string, I>, options: BaselineOptions) => Answerer>>;
   /** Statistics over the score cells (per model and across models); JSON-serialisable. */

@@ -1,0 +1,63 @@
+/**
+ * The SnorkelSpatial generator: `count` items cycling through the action counts (fastest) and the
+ * query types, each drawn from its own seeded stream (seed, index), so the same settings give the
+ * same items byte for byte and a larger count only appends items.
+ */
+import { z } from 'zod';
+import { GsrError } from '../../util/errors.js';
+import { Rng } from '../../util/random.js';
+import type { ItemSet } from '../types.js';
+import { oracleAnswer, QUERY_TYPES, type SnorkelItem } from './item.js';
+import { ANGLES, BOARD, DIRECTIONS, MOVES, type Action } from './world.js';
+
+/** The published set's action counts. */
+export const DEFAULT_ACTIONS = [10, 20, 50, 100, 200];
+
+export const SnorkelGenerateSchema = z.strictObject({
+  count: z.number().int().positive().max(1_000_000),
+  actions: z.array(z.number().int().nonnegative().max(100_000)).min(1).default(DEFAULT_ACTIONS),
+  seed: z.number().int().min(0).max(0xffffffff).default(0),
+  /** Tiles per side. */
+  width: z.number().int().min(2).max(100).default(20),
+  /** Particles on the board (P1, P2, ...). */
+  particles: z.number().int().min(2).max(9).default(3),
+});
+export type SnorkelGenerateSettings = z.infer<typeof SnorkelGenerateSchema>;
+
+export function parseSnorkelGenerateSettings(raw: unknown): SnorkelGenerateSettings {
+  const r = SnorkelGenerateSchema.safeParse(raw ?? {});
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  throw new GsrError(`SnorkelSpatial generation settings: ${issue.path.join('.') || '(settings)'}: ${issue.message}`);
+}
+
+/** Item `index` of a generated set. */
+export function generateItem(s: SnorkelGenerateSettings, index: number): SnorkelItem {
+  const rng = new Rng(s.seed, index);
+  const nActions = s.actions[index % s.actions.length];
+  const task = QUERY_TYPES[Math.floor(index / s.actions.length) % QUERY_TYPES.length];
+  const names = Array.from({ length: s.particles }, (_, i) => `P${i + 1}`);
+  const particles = names.map((name) => ({ name, tile: rng.int(1, s.width * s.width), facing: rng.pick(DIRECTIONS) }));
+  const actors = [BOARD, ...names];
+  const actions: Action[] = [];
+  for (let i = 0; i < nActions; i++) {
+    const actor = rng.pick(actors);
+    actions.push(rng.chance(0.5) ? { actor, move: rng.pick(MOVES) } : { actor, rotate: rng.pick(ANGLES) });
+  }
+  let query: SnorkelItem['query'];
+  if (task === 'relative-location' || task === 'relative-orientation') {
+    const from = rng.pick(names);
+    const subject = rng.pick(names.filter((n) => n !== from));
+    query = { subject, from };
+  } else {
+    // The board has an orientation but no tile or single location: only orientation queries ask about it.
+    query = { subject: task === 'absolute-orientation' ? rng.pick(actors) : rng.pick(names) };
+  }
+  const item = { id: `ss-${String(index).padStart(6, '0')}`, benchmark: 'snorkel-spatial' as const, task, level: String(nActions), width: s.width, particles, actions, query };
+  return { ...item, answer: oracleAnswer(item) };
+}
+
+export function generateSnorkelItems(raw: unknown): ItemSet<SnorkelItem> {
+  const s = parseSnorkelGenerateSettings(raw);
+  return { items: Array.from({ length: s.count }, (_, i) => generateItem(s, i)), context: { benchmark: 'snorkel-spatial', generated: s } };
+}
