@@ -27,6 +27,11 @@ export const ResponseRecordSchema = z.object({
   rotation: z.number().int().nonnegative().optional(),
   /** Run-store exports: the settings id the answer was made under. */
   settings: z.string().optional(),
+  /**
+   * Answers asked for this prompt when the run allowed several (invalid outputs re-asked); the
+   * output above is the last. Absent when the run asked once.
+   */
+  answer_attempts: z.number().int().positive().optional(),
 });
 export type ResponseRecord = z.infer<typeof ResponseRecordSchema>;
 

@@ -20,6 +20,14 @@ export interface RunOptions {
   retry?: Partial<RetryPolicy>;
   /** Ask prompts whose stored response failed again (default true). */
   retryFailed?: boolean;
+  /**
+   * Answers asked per prompt at most (default 1): while `validate` finds the output invalid, the prompt
+   * is asked again, each invalid answer stored first (RunStore.recordAttempt) so a resumed run goes on
+   * counting. The response row holds the last answer. Include it in `settings` when above 1.
+   */
+  answerAttempts?: number;
+  /** Why an output is invalid (missing or unreadable answer), or null when it is valid. */
+  validate?: (prompt: AnyPrompt, output: string) => string | null;
   /** Stop dispatching after this many new requests (smoke runs). */
   limit?: number;
   /** Aborting stops dispatch, cancels in-flight requests and releases their claims. */
@@ -53,6 +61,9 @@ export interface RunSummary {
   requests: number;
   elapsed_ms: number;
   interrupted: boolean;
+  /** Runs with several answer attempts: the setting, and the invalid answers asked again in this run. */
+  answer_attempts?: number;
+  reasked?: number;
 }
 
 /** The prompt's place in its item, as the store records it (benchmark prompts: task and level). */
@@ -109,6 +120,7 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
   const concurrency = Math.max(1, opts.concurrency ?? 8);
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
+  const maxAnswers = Math.max(1, Math.floor(opts.answerAttempts ?? 1));
   // Internal abort: a store failure in one worker stops the others instead of leaving them running.
   const fatal = new AbortController();
   if (opts.signal?.aborted) fatal.abort(opts.signal.reason);
@@ -116,11 +128,12 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
   const runSignal = fatal.signal;
   setMaxListeners(0, runSignal); // every worker waits on it; more than 10 is expected
   // A claim outlives the longest an attempt sequence can take, so a live runner's claim never lapses.
-  const leaseMs = (policy.maxRetries + 1) * (timeoutMs + Math.max(policy.maxDelayMs, policy.maxRetryAfterMs)) + 60_000;
+  const leaseMs = maxAnswers * (policy.maxRetries + 1) * (timeoutMs + Math.max(policy.maxDelayMs, policy.maxRetryAfterMs)) + 60_000;
   const summary: RunSummary = {
     model, settings_id: sid, prompts: 0, cached: 0, ok: 0, failed: 0, failures: {}, busy: 0, not_sent: 0,
     invalid: 0, invalid_lines: [], duplicates: 0, requests: 0, elapsed_ms: 0, interrupted: false,
   };
+  if (maxAnswers > 1) Object.assign(summary, { answer_attempts: maxAnswers, reasked: 0 });
 
   // Pass 1: drop what is done (by key, without full validation: resuming must be fast), duplicates and
   // invalid lines; remember which records remain to be sent.
@@ -186,9 +199,14 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
       return;
     }
     const startedAt = new Date().toISOString();
+    // `attempts` counts requests for this prompt (the response row's `attempts`), `tries` those for the
+    // current answer (the retry budget), `answer` the answer being asked (continuing a resumed count).
     let attempts = 0;
+    let tries = 0;
+    let answer = maxAnswers > 1 ? store.attempts(p.key, model, sid).length + 1 : 1;
     for (;;) {
       attempts++;
+      tries++;
       summary.requests++;
       const attempt = attemptController(runSignal, timeoutMs);
       const t0 = performance.now();
@@ -206,10 +224,20 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
         attempt.done();
       }
       const latency = performance.now() - t0;
-      if (output !== undefined || !failure!.retryable || attempts > policy.maxRetries) {
+      if (output !== undefined && answer < maxAnswers && opts.validate) {
+        const reason = opts.validate(p, output);
+        if (reason !== null) {
+          store.recordAttempt({ key: p.key, model, settings: sid, attempt: answer, output, reason, finished_at: new Date().toISOString() });
+          answer++;
+          tries = 0;
+          summary.reasked!++;
+          continue;
+        }
+      }
+      if (output !== undefined || !failure!.retryable || tries > policy.maxRetries) {
         const status = output !== undefined ? 'ok' : 'failed';
         // An ok record keeps a warning in `error` (docs/mllm.md); a failed one its reason.
-        const error = failure ? (failure.retryable ? `${failure.reason} (gave up after ${attempts} attempts)` : failure.reason) : warning;
+        const error = failure ? (failure.retryable ? `${failure.reason} (gave up after ${tries} attempts)` : failure.reason) : warning;
         // Not awaited: the worker claims its next prompt meanwhile, and both go to the store in one
         // flush. The result is counted and reported only once its row is committed.
         const committed = batcher.commit({
@@ -230,7 +258,7 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
         return;
       }
       try {
-        await sleep(retryDelayMs(attempts, policy, failure!.retryAfterMs), undefined, { signal: runSignal });
+        await sleep(retryDelayMs(tries, policy, failure!.retryAfterMs), undefined, { signal: runSignal });
       } catch {
         break;
       }

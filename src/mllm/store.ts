@@ -53,6 +53,18 @@ export interface StoredResponse {
 
 export type ClaimResult = 'claimed' | 'done' | 'busy';
 
+/** One answer that was judged invalid and asked again (runs with several answer attempts). */
+export interface StoredAttempt {
+  key: string;
+  model: string;
+  settings: string;
+  /** 1-based; the response row holds the last attempt. */
+  attempt: number;
+  output: string;
+  reason: string;
+  finished_at: string;
+}
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (id TEXT PRIMARY KEY, model TEXT NOT NULL, json TEXT NOT NULL, created_at TEXT NOT NULL);
@@ -70,6 +82,11 @@ CREATE TABLE IF NOT EXISTS claims (
   key TEXT NOT NULL, model TEXT NOT NULL, settings TEXT NOT NULL,
   owner TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL, expires_at INTEGER NOT NULL,
   PRIMARY KEY (key, model, settings)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS answer_attempts (
+  key TEXT NOT NULL, model TEXT NOT NULL, settings TEXT NOT NULL, attempt INTEGER NOT NULL,
+  output TEXT NOT NULL, reason TEXT NOT NULL, finished_at TEXT NOT NULL,
+  PRIMARY KEY (key, model, settings, attempt)
 ) WITHOUT ROWID;
 `;
 
@@ -126,6 +143,9 @@ export class RunStore {
         `INSERT INTO claims VALUES (@key, @model, @settings, @owner, @host, @pid, @expires_at)
          ON CONFLICT (key, model, settings) DO UPDATE SET owner = excluded.owner, host = excluded.host, pid = excluded.pid, expires_at = excluded.expires_at`,
       ),
+      attemptPut: this.db.prepare(`INSERT OR IGNORE INTO answer_attempts VALUES (@key, @model, @settings, @attempt, @output, @reason, @finished_at)`),
+      attemptsOf: this.db.prepare(`SELECT * FROM answer_attempts WHERE key = ? AND model = ? AND settings = ? ORDER BY attempt`),
+      attemptCounts: this.db.prepare(`SELECT key, count(*) AS n FROM answer_attempts WHERE model = ? AND settings = ? GROUP BY key`),
       claimDel: this.db.prepare(`DELETE FROM claims WHERE key = ? AND model = ? AND settings = ? AND owner = ?`),
       upsert: this.db.prepare(
         `INSERT INTO responses VALUES (@key, @model, @settings, @status, @output, @error, @attempts, @latency_ms, @started_at, @finished_at, @item, @split, @task, @permutation, @role, @rotation, @source)
@@ -203,6 +223,25 @@ export class RunStore {
     const info = this.stmts.upsert.run({ ...r, permutation: r.permutation === null ? null : JSON.stringify(r.permutation), replace: replace ? 1 : 0 });
     this.stmts.claimDel.run(r.key, r.model, r.settings, this.owner);
     return info.changes > 0;
+  }
+
+  /**
+   * Records an invalid answer that will be asked again. Written before the next attempt is sent, so a
+   * resumed run continues the count; an attempt number is stored once (a repeat is ignored).
+   */
+  recordAttempt(a: StoredAttempt): void {
+    this.stmts.attemptPut.run(a);
+  }
+
+  /** The invalid answers stored for one prompt, in order. */
+  attempts(key: string, model: string, settings: string): StoredAttempt[] {
+    return this.stmts.attemptsOf.all(key, model, settings) as StoredAttempt[];
+  }
+
+  /** Invalid answers per prompt key for one model and settings (prompts with none are absent). */
+  attemptCounts(model: string, settings: string): Map<string, number> {
+    const rows = this.stmts.attemptCounts.all(model, settings) as Array<{ key: string; n: number }>;
+    return new Map(rows.map((r) => [r.key, r.n]));
   }
 
   /** Runs `fn` in one transaction (bulk imports). */

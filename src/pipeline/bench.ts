@@ -9,8 +9,10 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import '../benchmarks/index.js';
-import { benchAnswerer, importBenchmark, loadItemSet, scoreModels, writeBenchReport } from '../benchmarks/run.js';
-import { benchmarks, writeBenchPromptFile, type ResponseLike } from '../benchmarks/index.js';
+import { benchAnswerer, generateBenchmark, importBenchmark, loadItemSet, scoreModels, writeBenchReport } from '../benchmarks/run.js';
+import { benchmarks, writeBenchPromptFile, type Benchmark, type ResponseLike } from '../benchmarks/index.js';
+import type { BenchItem } from '../formats/bench-item.js';
+import { isBenchPrompt, type AnyPrompt } from '../formats/prompts.js';
 import { readBenchPrompts } from '../formats/chat-prompt.js';
 import { RunStore, runPrompts, toResponseRecord, type GenerationSettings } from '../mllm/index.js';
 import { tableText } from '../report/bench-page.js';
@@ -28,6 +30,8 @@ const BenchModel = Model.omit({ box_format: true, templates: true, tasks: true }
   kind: z.string().min(1),
   /** JSON-schema structured outputs for prompts that carry one (openai): auto, on or off. */
   structured_outputs: z.enum(['auto', 'on', 'off']).optional(),
+  /** Answers asked per prompt while the output is invalid (default: the benchmark's, else 1). */
+  answer_attempts: z.number().int().min(1).max(100).optional(),
 });
 
 export const BenchPipelineSchema = z.strictObject({
@@ -38,10 +42,12 @@ export const BenchPipelineSchema = z.strictObject({
     /** Registered benchmark name. */
     name: z.string().min(1),
     /** The benchmark's published copy (for importers). */
-    root: z.string().min(1),
+    root: z.string().min(1).optional(),
+    /** Generation settings (procedural benchmarks), as the plug-in documents them; instead of `root`. */
+    generate: z.record(z.string(), z.unknown()).optional(),
     /** Prompt settings, as the plug-in documents them. */
     prompts: z.record(z.string(), z.unknown()).default({}),
-  }),
+  }).refine((b) => (b.root === undefined) !== (b.generate === undefined), { message: 'give either root (a published copy) or generate (settings), not both' }),
   models: z.array(BenchModel).default([]),
   report: z.strictObject({ title: z.string().min(1).optional(), file: z.string().min(1).default('report.html') }).prefault({}),
 });
@@ -64,26 +70,45 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
   const { config, skippedModels } = parsePipelineText(BenchPipelineSchema, text, file, env);
   const base = dirname(resolve(file));
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
-  benchmarks.get(config.benchmark.name); // unknown names fail here, with the list
-  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root: abs(config.benchmark.root) } }, skippedModels };
+  const b = benchmarks.get(config.benchmark.name); // unknown names fail here, with the list
+  if (config.benchmark.generate && !b.generateItems) throw new GsrError(`${file}: benchmark ${b.name} has no generator (give root)`);
+  if (config.benchmark.root && !b.importItems) throw new GsrError(`${file}: benchmark ${b.name} has no importer (give generate)`);
+  const root = config.benchmark.root === undefined ? undefined : abs(config.benchmark.root);
+  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root } }, skippedModels };
 }
 
 const PROMPTS_FILE = 'prompts.jsonl';
 const RESPONSES_FILE = 'responses.jsonl';
 
-function generation(m: BenchPipelineConfig['models'][number]): GenerationSettings {
+function generation(m: BenchPipelineConfig['models'][number], answerAttempts: number): GenerationSettings {
   const s: GenerationSettings = { answerer: m.kind, model: m.name, endpoint_model: m.model ?? m.name, temperature: m.temperature ?? 0, max_tokens: m.max_tokens, seed: m.seed };
   if (m.kind === 'openai') s.base_url = m.base_url;
   if (m.structured_outputs) s.structured_outputs = m.structured_outputs;
+  // Only when above 1, so runs that ask once keep their settings ids.
+  if (answerAttempts > 1) s.answer_attempts = answerAttempts;
   return s;
+}
+
+/** Why an output is invalid in the benchmark's first mode, or null (a judge that throws: invalid). */
+function validator(b: Benchmark, items: ReadonlyMap<string, BenchItem>) {
+  return (p: AnyPrompt, output: string): string | null => {
+    const item = items.get(p.item);
+    if (item === undefined || !isBenchPrompt(p)) return null;
+    try {
+      const j = b.judge(item, p, output, b.modes[0]);
+      return j.valid ? null : (j.reason ?? 'invalid');
+    } catch (err) {
+      return `judge failed: ${errorMessage(err)}`;
+    }
+  };
 }
 
 export function benchStages(config: BenchPipelineConfig): Stage[] {
   const b = config.benchmark;
   return [
     {
-      name: 'dataset', after: [], settings: { benchmark: b.name, root: b.root },
-      run: async (ctx) => importBenchmark(b.name, b.root, ctx.dir),
+      name: 'dataset', after: [], settings: b.generate ? { benchmark: b.name, generate: b.generate } : { benchmark: b.name, root: b.root },
+      run: async (ctx) => (b.generate ? generateBenchmark(b.name, b.generate, ctx.dir) : importBenchmark(b.name, b.root!, ctx.dir)),
     },
     {
       name: 'prompts', after: ['dataset'], settings: b.prompts,
@@ -106,7 +131,8 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         const models = [];
         try {
           for (const m of config.models) {
-            const settings = generation(m);
+            const answerAttempts = m.answer_attempts ?? set.benchmark.answerAttempts ?? 1;
+            const settings = generation(m, answerAttempts);
             const answerer = await benchAnswerer(set.benchmark, set.items, m.kind, {
               model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
               temperature: m.temperature ?? 0, maxTokens: m.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
@@ -115,6 +141,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
             try {
               r = await runPrompts({
                 prompts: promptFile, store, answerer, settings, concurrency: m.concurrency, timeoutMs: m.timeout_ms, signal: ctx.signal,
+                answerAttempts, validate: validator(set.benchmark, set.items),
                 onStart: ({ toSend }) => ctx.progress.start(toSend, `${m.name} prompts`),
                 onResult: (e) => ctx.progress.tick(1, e.status === 'failed'),
               });
@@ -122,11 +149,17 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
               await answerer.close?.();
             }
             if (r.interrupted) throw new Error('interrupted (answers so far are kept; run again to resume)');
-            const rows = [...store.responses({ model: m.name, settings: store.registerSettings(settings) })].filter((row) => keys.has(row.key)).map(toResponseRecord);
+            const sid = store.registerSettings(settings);
+            const reasked = answerAttempts > 1 ? store.attemptCounts(m.name, sid) : undefined;
+            const rows = [...store.responses({ model: m.name, settings: sid })].filter((row) => keys.has(row.key)).map((row) => {
+              const record = toResponseRecord(row);
+              return reasked ? { ...record, answer_attempts: (reasked.get(row.key) ?? 0) + 1 } : record;
+            });
             await writeJsonlAtomic(join(ctx.dir, m.name, RESPONSES_FILE), rows);
             const failed = rows.filter((x) => x.status === 'failed').length;
             if (failed > 0) ctx.notice(`${m.name}: ${failed} of ${keys.size} prompts failed (${Object.keys(r.failures).join(', ') || 'see responses'})`);
-            models.push({ name: m.name, kind: m.kind, prompts: keys.size, ok: rows.length - failed, failed, cached: r.cached });
+            const attempts = reasked ? { answer_attempts: answerAttempts, reasked: [...reasked.values()].reduce((a, n) => a + n, 0) } : {};
+            models.push({ name: m.name, kind: m.kind, prompts: keys.size, ok: rows.length - failed, failed, cached: r.cached, ...attempts });
           }
         } finally {
           store.close();

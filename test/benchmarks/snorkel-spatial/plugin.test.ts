@@ -1,0 +1,113 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { benchmarks, generateBenchmark, loadItemSet, scoreModels, writeBenchPromptFile } from '../../../src/benchmarks/index.js';
+import { createOracle, createRandom } from '../../../src/benchmarks/snorkel-spatial/baselines.js';
+import { generateSnorkelItems } from '../../../src/benchmarks/snorkel-spatial/generate.js';
+import { answerAt, answerSpaceSize, oracleAnswer, parseSnorkelItem, QUERY_TYPES, type SnorkelItem } from '../../../src/benchmarks/snorkel-spatial/item.js';
+import { judgeSnorkel } from '../../../src/benchmarks/snorkel-spatial/judge.js';
+import { chanceByQuery } from '../../../src/benchmarks/snorkel-spatial/report.js';
+import { readBenchPrompts } from '../../../src/formats/chat-prompt.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gsr-snorkel-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('SnorkelSpatial generator', () => {
+  it('same seed, byte-identical items; another seed, other items; a larger count only appends', async () => {
+    const settings = { count: 30, actions: [10, 20, 50], seed: 7 };
+    await generateBenchmark('snorkel-spatial', settings, join(dir, 'a'));
+    await generateBenchmark('snorkel-spatial', settings, join(dir, 'b'));
+    await generateBenchmark('snorkel-spatial', { ...settings, seed: 8 }, join(dir, 'c'));
+    const bytes = (d: string) => readFileSync(join(dir, d, 'items.jsonl'));
+    expect(bytes('a').equals(bytes('b'))).toBe(true);
+    expect(readFileSync(join(dir, 'a', 'context.json')).equals(readFileSync(join(dir, 'b', 'context.json')))).toBe(true);
+    expect(bytes('a').equals(bytes('c'))).toBe(false);
+    const more = generateSnorkelItems({ ...settings, count: 40 }).items.slice(0, 30);
+    expect(more).toEqual(generateSnorkelItems(settings).items);
+  });
+
+  it('spreads items over every action count and query type, and every item parses back', async () => {
+    const set = await loadItemSet(join(dir, 'a'));
+    const items = [...set.items.values()] as SnorkelItem[];
+    expect(set.benchmark.name).toBe('snorkel-spatial');
+    expect(new Set(items.map((i) => i.level))).toEqual(new Set(['10', '20', '50']));
+    expect(new Set(items.map((i) => i.task))).toEqual(new Set(QUERY_TYPES));
+    for (const i of items) {
+      expect(i.actions).toHaveLength(Number(i.level));
+      expect(i.answer).toEqual(oracleAnswer(i));
+    }
+  });
+
+  it('rejects bad items and settings with one clear line', () => {
+    const good = generateSnorkelItems({ count: 1 }).items[0];
+    expect(() => parseSnorkelItem({ ...good, width: 1 })).toThrow(/^SnorkelSpatial item ss-000000: width: /);
+    expect(() => parseSnorkelItem({ ...good, actions: [{ actor: 'P7', move: 'FORWARD' }], level: '1' })).toThrow('P7 is not one of its particles');
+    expect(() => parseSnorkelItem({ ...good, level: '3' })).toThrow('level 3 but 10 actions');
+    expect(() => generateSnorkelItems({ count: 0 })).toThrow('SnorkelSpatial generation settings: count: ');
+  });
+});
+
+describe('SnorkelSpatial prompts, judge and baselines', () => {
+  const items = generateSnorkelItems({ count: 100, actions: [10, 50], seed: 3, width: 6 }).items;
+  const byId = new Map(items.map((i) => [i.id, i]));
+
+  it('builds one text-only prompt per item, with a JSON schema naming the answer key', async () => {
+    const b = benchmarks.get('snorkel-spatial');
+    const s = await writeBenchPromptFile(b, items, {}, null, join(dir, 'prompts.jsonl'));
+    expect(s).toMatchObject({ items: 100, prompts: 100, images: 0, skipped: [] });
+    const prompts = await readBenchPrompts(join(dir, 'prompts.jsonl'));
+    for (const p of prompts) {
+      expect(p.parts.map((x) => x.type)).toEqual(['text']);
+      const key = Object.keys(byId.get(p.item)!.answer)[0];
+      expect(p.response_format?.schema).toMatchObject({ required: [key] });
+      expect((p.parts[0] as { text: string }).text).toContain(`"${key}"`);
+    }
+    expect((prompts[0].parts[0] as { text: string }).text).toContain('1. ');
+  });
+
+  it('judges: right value correct, wrong value valid but wrong, no key or bad shape invalid', () => {
+    const tile = items.find((i) => i.task === 'tile')!;
+    const right = tile.answer.tile as number;
+    expect(judgeSnorkel(tile, `The answer is {"tile": ${right}}.`)).toMatchObject({ valid: true, correct: true });
+    expect(judgeSnorkel(tile, '```json\n{"tile": ' + (right + 1) + '}\n```')).toMatchObject({ valid: true, correct: false });
+    expect(judgeSnorkel(tile, 'tile 5')).toMatchObject({ valid: false, correct: false });
+    expect(judgeSnorkel(tile, '{"answer": 5}')).toMatchObject({ valid: false, reason: 'no "tile" key' });
+    expect(judgeSnorkel(tile, '{"tile": "five"}')).toMatchObject({ valid: false });
+    const orient = items.find((i) => i.task === 'absolute-orientation')!;
+    expect(judgeSnorkel(orient, JSON.stringify({ orientation: String(orient.answer.orientation).toLowerCase() }))).toMatchObject({ valid: true, correct: true });
+    const rel = items.find((i) => i.task === 'relative-location')!;
+    expect(judgeSnorkel(rel, JSON.stringify(rel.answer))).toMatchObject({ valid: true, correct: true });
+    expect(judgeSnorkel(rel, '{"relative_location": [1, 2]}')).toMatchObject({ valid: false });
+  });
+
+  it('the oracle scores 100%; random stays near chance for each query type', async () => {
+    const prompts = await readBenchPrompts(join(dir, 'prompts.jsonl'));
+    const oracle = createOracle(byId, { name: 'oracle', seed: 0 });
+    const random = createRandom(byId, { name: 'random', seed: 1 });
+    const responses = new Map<string, Array<{ key: string; model: string; output: string; status: 'ok' }>>();
+    for (const a of [oracle, random]) responses.set(a.name, await Promise.all(prompts.map(async (p) => ({ key: p.key, model: a.name, output: (await a.answer(p, new AbortController().signal)) as string, status: 'ok' as const }))));
+    const { cells } = scoreModels(benchmarks.get('snorkel-spatial'), byId, prompts, responses);
+    const sum = (m: string, f: (c: (typeof cells)[number]) => number) => cells.filter((c) => c.model === m).reduce((s, c) => s + f(c), 0);
+    expect(sum('oracle', (c) => c.correct)).toBe(100);
+    expect(sum('random', (c) => c.invalid)).toBe(0);
+    // Orientation queries: chance 1/4 over 40 items; the rest have far larger answer spaces.
+    const chance = chanceByQuery(items);
+    expect(chance.get('absolute-orientation')!.chance).toBe(0.25);
+    expect(chance.get('tile')!.chance).toBeCloseTo(1 / 36);
+    expect(chance.get('relative-location')!.chance).toBeCloseTo(1 / 121);
+    const orientCorrect = cells.filter((c) => c.model === 'random' && c.task.endsWith('orientation')).reduce((s, c) => s + c.correct, 0);
+    expect(orientCorrect).toBeGreaterThan(2);
+    expect(orientCorrect).toBeLessThan(20);
+  });
+
+  it('the random answer space holds the true answer, and every answer in it is valid', () => {
+    for (const i of items.slice(0, 40)) {
+      const n = answerSpaceSize(i);
+      const space = Array.from({ length: n }, (_, k) => JSON.stringify(answerAt(i, k)));
+      expect(new Set(space).size).toBe(n);
+      expect(space).toContain(JSON.stringify(i.answer));
+      expect(judgeSnorkel(i, space[n - 1]).valid).toBe(true);
+    }
+  });
+});
