@@ -34,6 +34,14 @@ export function parseSeed(value: string): number {
   return n;
 }
 
+/** A comma-separated list of non-negative integers (e.g. `10,20,50`). */
+export function parseIntList(value: string): number[] {
+  const parts = value.split(',').map((v) => v.trim());
+  const out = parts.map(integer);
+  if (parts.length === 0 || out.some((n) => n === null || n < 0)) throw new InvalidArgumentError('Expected a comma-separated list of non-negative integers.');
+  return out as number[];
+}
+
 /** A finite number. */
 export function parseNumber(value: string): number {
   const n = Number(value);

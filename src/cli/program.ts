@@ -26,6 +26,9 @@ export function buildProgram(): Command {
     .description('gsr-bench: grounded spatial reasoning evaluation of multimodal LLMs')
     .version(VERSION)
     .exitOverride()
+    // Each command's options follow it, so a sub-command may reuse its parent's option names
+    // (`gsr dataset synth --out` and `gsr dataset synth snorkel-spatial --out`).
+    .enablePositionalOptions()
     .configureOutput({ outputError: (str, write) => write(`gsr: ${str}`) });
 
   // Groups in data-flow order; subcommands inherit exitOverride and the output settings.

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
-import { choiceOption, integerIn, parsePositiveInt, parseSeed } from '../parsers.js';
+import { choiceOption, integerIn, parseIntList, parsePositiveInt, parseSeed } from '../parsers.js';
 import { importWhatsupToManifest, synthesizeDataset, WHATSUP_FILES } from '../../datasets/index.js';
 import { notice } from '../../util/log.js';
 import { createProgress } from '../../util/progress.js';
@@ -25,7 +25,8 @@ function benchmarkCountTable(counts: Record<string, Record<string, number>>): st
 }
 
 export function registerDataset(program: Command): void {
-  const dataset = program.command('dataset').description("Import What'sUp or render synthetic scenes into a manifest");
+  // Positional options: `dataset synth <benchmark> --out ...` leaves --out to the sub-command.
+  const dataset = program.command('dataset').description("Import What'sUp or render synthetic scenes into a manifest").enablePositionalOptions();
 
   dataset
     .command('import')
@@ -60,11 +61,12 @@ export function registerDataset(program: Command): void {
       }),
     );
 
-  dataset
+  const synth = dataset
     .command('synth')
-    .description('Render synthetic What\'sUp-like scenes with exact boxes, masks and depth')
-    .requiredOption('--out <dir>', 'output folder (manifest.jsonl, images/, depth/, annotations.json)')
-    .requiredOption('--count <n>', 'number of scenes', parsePositiveInt)
+    .enablePositionalOptions()
+    .description('Render synthetic What\'sUp-like scenes with exact boxes, masks and depth; `synth <benchmark>` generates a procedural benchmark\'s items')
+    .option('--out <dir>', 'output folder (manifest.jsonl, images/, depth/, annotations.json) (required)')
+    .option('--count <n>', 'number of scenes (required)', parsePositiveInt)
     .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
     .option('--width <px>', 'image width', parsePositiveInt, 640)
     .option('--height <px>', 'image height', parsePositiveInt, 480)
@@ -81,6 +83,39 @@ export function registerDataset(program: Command): void {
           return;
         }
         process.stdout.write(`${countTable(r.counts)}\nwrote ${r.scenes} scenes to ${out} (${r.seconds.toFixed(1)} s, ${r.scenesPerSecond.toFixed(1)} scenes/s)\n`);
+      }),
+    );
+  // Commander checks required options of every ancestor, so a sub-command would need synth's --out and
+  // --count too: synth checks its own, for its own action only, with commander's message and exit code.
+  synth.hook('preAction', (self, actionCommand) => {
+    if (actionCommand !== self) return;
+    for (const o of self.options.filter((x) => x.long === '--out' || x.long === '--count')) {
+      if (self.getOptionValue(o.attributeName()) === undefined) self.error(`error: required option '${o.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue' });
+    }
+  });
+  registerSnorkelSynth(synth);
+}
+
+function registerSnorkelSynth(synth: Command): void {
+  synth
+    .command('snorkel-spatial')
+    .description('Generate SnorkelSpatial puzzles (items.jsonl, context.json): a moving, rotating board and its particles')
+    .requiredOption('--out <dir>', 'folder for items.jsonl and context.json')
+    .requiredOption('--count <n>', 'number of items', parsePositiveInt)
+    .option('--actions <list>', 'action counts, cycled over the items', parseIntList, [10, 20, 50, 100, 200])
+    .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
+    .option('--width <n>', 'tiles per board side', integerIn(2, 100), 20)
+    .option('--particles <n>', 'particles on the board', integerIn(2, 9), 3)
+    .option('--json', 'print the result as JSON')
+    .action(
+      action(async (opts: { out: string; count: number; actions: number[]; seed: number; width: number; particles: number; json?: boolean }) => {
+        const { generateBenchmark } = await import('../../benchmarks/index.js');
+        const { out, json, ...settings } = opts;
+        const started = performance.now();
+        const r = await generateBenchmark('snorkel-spatial', settings, resolve(out));
+        const seconds = (performance.now() - started) / 1000;
+        if (json) printJson({ ...r, settings, seconds });
+        else process.stdout.write(`${benchmarkCountTable(r.counts)}\nwrote ${r.items} snorkel-spatial items to ${r.out} (${seconds.toFixed(2)} s)\n`);
       }),
     );
 }

@@ -9,6 +9,7 @@ import { answerAt, answerSpaceSize, oracleAnswer, parseSnorkelItem, QUERY_TYPES,
 import { judgeSnorkel } from '../../../src/benchmarks/snorkel-spatial/judge.js';
 import { chanceByQuery } from '../../../src/benchmarks/snorkel-spatial/report.js';
 import { readBenchPrompts } from '../../../src/formats/chat-prompt.js';
+import { runCli } from '../../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsr-snorkel-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,6 +39,22 @@ describe('SnorkelSpatial generator', () => {
       expect(i.answer).toEqual(oracleAnswer(i));
     }
   });
+
+  it('gsr dataset synth snorkel-spatial writes the same bytes for the same seed; usage errors exit 2', () => {
+    const args = (out: string) => ['dataset', 'synth', 'snorkel-spatial', '--out', join(dir, out), '--count', '25', '--actions', '10,20,50,100,200', '--seed', '7', '--json'];
+    const r = runCli(args('cli1'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ benchmark: 'snorkel-spatial', items: 25, settings: { count: 25, seed: 7, width: 20, particles: 3 } });
+    expect(runCli(args('cli2')).status).toBe(0);
+    expect(readFileSync(join(dir, 'cli1', 'items.jsonl')).equals(readFileSync(join(dir, 'cli2', 'items.jsonl')))).toBe(true);
+    const bad = runCli(['dataset', 'synth', 'snorkel-spatial', '--out', join(dir, 'x'), '--count', '3', '--actions', '10,ten']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("option '--actions <list>' argument '10,ten' is invalid");
+    // The scene synthesiser beside it keeps its required options.
+    const scenes = runCli(['dataset', 'synth', '--count', '1']);
+    expect(scenes.status).toBe(2);
+    expect(scenes.stderr).toBe("gsr: error: required option '--out <dir>' not specified\n");
+  }, 60_000);
 
   it('rejects bad items and settings with one clear line', () => {
     const good = generateSnorkelItems({ count: 1 }).items[0];
