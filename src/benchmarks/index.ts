@@ -10,3 +10,5 @@ import { vsp } from './vsp/index.js';
 registerBenchmark(vsp);
 import { snorkelSpatial } from './snorkel-spatial/index.js';
 registerBenchmark(snorkelSpatial);
+import { whatsup } from './whatsup/index.js';
+registerBenchmark(whatsup);

@@ -93,7 +93,7 @@ export interface BenchScores {
 export function scoreModels(b: Benchmark, items: ReadonlyMap<string, BenchItem>, prompts: readonly BenchPrompt[], responses: ReadonlyMap<string, ResponseLike[]>): BenchScores {
   const scored: ScoredResponse[] = [];
   for (const [model, rs] of responses) scored.push(...scoreResponses(b, items, prompts, model, rs));
-  return { scored, cells: scoreCells(scored) };
+  return { scored, cells: b.aggregate?.(scored) ?? scoreCells(scored) };
 }
 
 /** Writes the HTML report of one benchmark run; returns the analysis it computed. */

@@ -112,6 +112,11 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   readonly answerAttempts?: number;
   /** Baseline answerers by kind (answer from the items, not from a model). */
   readonly baselines: Readonly<Record<string, (items: ReadonlyMap<string, I>, options: BaselineOptions) => Answerer>>;
+  /**
+   * Sums scored responses into cells when a plug-in groups prompts (What'sUp's CircularEval: an item
+   * counts once, correct when all its rotations are); default `scoreCells`.
+   */
+  aggregate?(scored: ScoredResponse[]): ScoreCell[];
   /** Statistics over the score cells (per model and across models); JSON-serialisable. */
   analyze?(cells: ScoreCell[]): unknown;
   /** Tables for the report and the CLI. */
