@@ -141,6 +141,19 @@ describe('SnorkelSpatial world: invariants', () => {
     }));
   });
 
+  it('any action sequence keeps particles on the board; relative offsets stay within one board width', () => {
+    fc.assert(fc.property(arbWorld, fc.array(arbAction, { maxLength: 60 }), (w, actions) => {
+      const after = run(w, actions);
+      for (const p of ['P1', 'P2', 'P3']) {
+        expect(tileOf(after, p)).toBeGreaterThanOrEqual(1);
+        expect(tileOf(after, p)).toBeLessThanOrEqual(WIDTH * WIDTH);
+      }
+      const rel = relativeLocation(after, 'P1', 'P2');
+      expect(Math.max(Math.abs(rel.front), Math.abs(rel.right))).toBeLessThan(WIDTH);
+      expect(relativeOrientation(after, 'P2', 'P2')).toBe(0);
+    }));
+  });
+
   it('an absolute facing is the board\'s plus the particle\'s own', () => {
     fc.assert(fc.property(arbWorld, (w) => {
       for (const p of w.particles) expect(absoluteFacing(w, p.name)).toBe(DIRECTIONS[(w.facing + p.facing) % 4]);
