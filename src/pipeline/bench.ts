@@ -89,6 +89,11 @@ function generation(m: BenchPipelineConfig['models'][number], answerAttempts: nu
   return s;
 }
 
+/** The answers asked per prompt for a model: its own setting, else the plug-in's default, else 1. */
+function answerAttemptsOf(m: BenchPipelineConfig['models'][number], b: Benchmark): number {
+  return m.answer_attempts ?? b.answerAttempts ?? 1;
+}
+
 /** Why an output is invalid in the benchmark's first mode, or null (a judge that throws: invalid). */
 function validator(b: Benchmark, items: ReadonlyMap<string, BenchItem>) {
   return (p: AnyPrompt, output: string): string | null => {
@@ -122,7 +127,11 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
     },
     {
       name: 'answer', after: ['dataset', 'prompts'],
-      settings: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined })),
+      // The answer attempts in force (the plug-in's default included) shape the answers; 1 is left out.
+      settings: config.models.map((m) => {
+        const attempts = answerAttemptsOf(m, benchmarks.get(b.name));
+        return { ...m, concurrency: undefined, timeout_ms: undefined, answer_attempts: attempts > 1 ? attempts : undefined };
+      }),
       async run(ctx) {
         const set = await loadItemSet(ctx.input('dataset'));
         const promptFile = join(ctx.input('prompts'), PROMPTS_FILE);
@@ -131,7 +140,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         const models = [];
         try {
           for (const m of config.models) {
-            const answerAttempts = m.answer_attempts ?? set.benchmark.answerAttempts ?? 1;
+            const answerAttempts = answerAttemptsOf(m, set.benchmark);
             const settings = generation(m, answerAttempts);
             const answerer = await benchAnswerer(set.benchmark, set.items, m.kind, {
               model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
@@ -158,7 +167,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
             await writeJsonlAtomic(join(ctx.dir, m.name, RESPONSES_FILE), rows);
             const failed = rows.filter((x) => x.status === 'failed').length;
             if (failed > 0) ctx.notice(`${m.name}: ${failed} of ${keys.size} prompts failed (${Object.keys(r.failures).join(', ') || 'see responses'})`);
-            const attempts = reasked ? { answer_attempts: answerAttempts, reasked: [...reasked.values()].reduce((a, n) => a + n, 0) } : {};
+            const attempts = reasked ? { answer_attempts: answerAttempts, reasked: rows.reduce((a, row) => a + (reasked.get(row.key) ?? 0), 0) } : {};
             models.push({ name: m.name, kind: m.kind, prompts: keys.size, ok: rows.length - failed, failed, cached: r.cached, ...attempts });
           }
         } finally {
