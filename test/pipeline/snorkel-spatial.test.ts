@@ -41,7 +41,7 @@ describe('pipelines/snorkel-spatial.yaml', () => {
   }, 120_000);
 
   it('asks an endpoint with text only, re-asks invalid answers up to answer_attempts, and records them', async () => {
-    const settings = { count: 6, actions: [10, 20, 50, 100, 200], seed: 0, width: 20, particles: 3 };
+    const settings = { count: 6, actions: [10, 20, 50, 100, 200], seed: 0, board_width: 20, particles: 3 };
     const answers = new Map(generateSnorkelItems(settings).items.map((i) => [(buildSnorkelPrompts(i)[0].parts[0] as { text: string }).text, i]));
     const stubborn = [...answers.values()][0];
     // Two invalid answers (prose, then the wrong key) before the right JSON; one item never gets a valid one.

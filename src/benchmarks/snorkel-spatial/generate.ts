@@ -20,8 +20,8 @@ export const SnorkelGenerateSchema = z.strictObject({
   count: int(z.number().int().positive().max(1_000_000)),
   actions: z.array(int(z.number().int().nonnegative().max(100_000))).min(1).default(DEFAULT_ACTIONS),
   seed: int(z.number().int().min(0).max(0xffffffff)).default(0),
-  /** Tiles per side. */
-  width: int(z.number().int().min(2).max(100)).default(20),
+  /** Tiles per board side. */
+  board_width: int(z.number().int().min(2).max(100)).default(20),
   /** Particles on the board (P1, P2, ...). */
   particles: int(z.number().int().min(2).max(9)).default(3),
 });
@@ -40,7 +40,7 @@ export function generateItem(s: SnorkelGenerateSettings, index: number): Snorkel
   const nActions = s.actions[index % s.actions.length];
   const task = QUERY_TYPES[Math.floor(index / s.actions.length) % QUERY_TYPES.length];
   const names = Array.from({ length: s.particles }, (_, i) => `P${i + 1}`);
-  const particles = names.map((name) => ({ name, tile: rng.int(1, s.width * s.width), facing: rng.pick(DIRECTIONS) }));
+  const particles = names.map((name) => ({ name, tile: rng.int(1, s.board_width * s.board_width), facing: rng.pick(DIRECTIONS) }));
   const actors = [BOARD, ...names];
   const actions: Action[] = [];
   for (let i = 0; i < nActions; i++) {
@@ -56,7 +56,7 @@ export function generateItem(s: SnorkelGenerateSettings, index: number): Snorkel
     // The board has an orientation but no tile or single location: only orientation queries ask about it.
     query = { subject: task === 'absolute-orientation' ? rng.pick(actors) : rng.pick(names) };
   }
-  const item = { id: `ss-${String(index).padStart(6, '0')}`, benchmark: 'snorkel-spatial' as const, task, level: String(nActions), width: s.width, particles, actions, query };
+  const item = { id: `ss-${String(index).padStart(6, '0')}`, benchmark: 'snorkel-spatial' as const, task, level: String(nActions), width: s.board_width, particles, actions, query };
   return { ...item, answer: oracleAnswer(item) };
 }
 

@@ -104,13 +104,14 @@ function registerSnorkelSynth(synth: Command): void {
     .requiredOption('--count <n>', 'number of items', parsePositiveInt)
     .option('--actions <list>', 'action counts, cycled over the items', parseIntList, [10, 20, 50, 100, 200])
     .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
-    .option('--width <n>', 'tiles per board side', integerIn(2, 100), 20)
+    .option('--board-width <n>', 'tiles per board side', integerIn(2, 100), 20)
     .option('--particles <n>', 'particles on the board', integerIn(2, 9), 3)
     .option('--json', 'print the result as JSON')
     .action(
-      action(async (opts: { out: string; count: number; actions: number[]; seed: number; width: number; particles: number; json?: boolean }) => {
+      action(async (opts: { out: string; count: number; actions: number[]; seed: number; boardWidth: number; particles: number; json?: boolean }) => {
         const { generateBenchmark } = await import('../../benchmarks/index.js');
-        const { out, json, ...settings } = opts;
+        const { out, json, boardWidth, ...rest } = opts;
+        const settings = { ...rest, board_width: boardWidth };
         const started = performance.now();
         const r = await generateBenchmark('snorkel-spatial', settings, resolve(out));
         const seconds = (performance.now() - started) / 1000;

@@ -44,7 +44,7 @@ describe('SnorkelSpatial generator', () => {
     const args = (out: string) => ['dataset', 'synth', 'snorkel-spatial', '--out', join(dir, out), '--count', '25', '--actions', '10,20,50,100,200', '--seed', '7', '--json'];
     const r = runCli(args('cli1'));
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ benchmark: 'snorkel-spatial', items: 25, settings: { count: 25, seed: 7, width: 20, particles: 3 } });
+    expect(JSON.parse(r.stdout)).toMatchObject({ benchmark: 'snorkel-spatial', items: 25, settings: { count: 25, seed: 7, board_width: 20, particles: 3 } });
     expect(runCli(args('cli2')).status).toBe(0);
     expect(readFileSync(join(dir, 'cli1', 'items.jsonl')).equals(readFileSync(join(dir, 'cli2', 'items.jsonl')))).toBe(true);
     const bad = runCli(['dataset', 'synth', 'snorkel-spatial', '--out', join(dir, 'x'), '--count', '3', '--actions', '10,ten']);
@@ -66,7 +66,7 @@ describe('SnorkelSpatial generator', () => {
 });
 
 describe('SnorkelSpatial prompts, judge and baselines', () => {
-  const items = generateSnorkelItems({ count: 100, actions: [10, 50], seed: 3, width: 6 }).items;
+  const items = generateSnorkelItems({ count: 100, actions: [10, 50], seed: 3, board_width: 6 }).items;
   const byId = new Map(items.map((i) => [i.id, i]));
 
   it('builds one text-only prompt per item, with a JSON schema naming the answer key', async () => {
