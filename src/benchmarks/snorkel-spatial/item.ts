@@ -22,7 +22,7 @@ export const ANSWER_KEYS: Record<QueryType, string> = {
 const Name = z.string().regex(/^P[1-9][0-9]*$/, 'a particle name P1, P2, ...');
 const ActionSchema = z.union([
   z.strictObject({ actor: z.union([z.literal(BOARD), Name]), move: z.enum(MOVES) }),
-  z.strictObject({ actor: z.union([z.literal(BOARD), Name]), rotate: z.union(ANGLES.map((a) => z.literal(a)) as [z.ZodLiteral<0>, z.ZodLiteral<90>, z.ZodLiteral<180>, z.ZodLiteral<270>, z.ZodLiteral<360>]) }),
+  z.strictObject({ actor: z.union([z.literal(BOARD), Name]), rotate: z.literal(ANGLES) }),
 ]);
 
 export const SnorkelItemSchema = z.strictObject({

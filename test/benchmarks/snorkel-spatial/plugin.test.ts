@@ -61,6 +61,7 @@ describe('SnorkelSpatial generator', () => {
     expect(() => parseSnorkelItem({ ...good, width: 1 })).toThrow(/^SnorkelSpatial item ss-000000: width: /);
     expect(() => parseSnorkelItem({ ...good, actions: [{ actor: 'P7', move: 'FORWARD' }], level: '1' })).toThrow('P7 is not one of its particles');
     expect(() => parseSnorkelItem({ ...good, level: '3' })).toThrow('level 3 but 10 actions');
+    expect(() => parseSnorkelItem({ ...good, actions: [...good.actions.slice(1), { actor: 'BOARD', rotate: 45 }] })).toThrow(/^SnorkelSpatial item ss-000000: actions\.9/);
     expect(() => generateSnorkelItems({ count: 0 })).toThrow('SnorkelSpatial generation settings: count: ');
   });
 });
