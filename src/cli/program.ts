@@ -25,6 +25,8 @@ export function buildProgram(): Command {
     .name('gsr')
     .description('gsr-bench: grounded spatial reasoning evaluation of multimodal LLMs')
     .version(VERSION)
+    // Options belong to the command they follow (see dataset.ts: synth and its sub-commands share flag names).
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(`gsr: ${str}`) });
 

@@ -9,7 +9,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import '../benchmarks/index.js';
-import { benchAnswerer, importBenchmark, loadItemSet, scoreModels, writeBenchReport } from '../benchmarks/run.js';
+import { benchAnswerer, generateBenchmark, importBenchmark, loadItemSet, scoreModels, writeBenchReport } from '../benchmarks/run.js';
 import { benchmarks, writeBenchPromptFile, type ResponseLike } from '../benchmarks/index.js';
 import { readBenchPrompts } from '../formats/chat-prompt.js';
 import { RunStore, runPrompts, toResponseRecord, type GenerationSettings } from '../mllm/index.js';
@@ -38,10 +38,12 @@ export const BenchPipelineSchema = z.strictObject({
     /** Registered benchmark name. */
     name: z.string().min(1),
     /** The benchmark's published copy (for importers). */
-    root: z.string().min(1),
+    root: z.string().min(1).optional(),
+    /** Generation settings (for generated benchmarks, instead of `root`), as the plug-in documents them. */
+    generate: z.record(z.string(), z.unknown()).optional(),
     /** Prompt settings, as the plug-in documents them. */
     prompts: z.record(z.string(), z.unknown()).default({}),
-  }),
+  }).refine((b) => (b.root === undefined) !== (b.generate === undefined), 'give either root (an imported benchmark) or generate (a generated one)'),
   models: z.array(BenchModel).default([]),
   report: z.strictObject({ title: z.string().min(1).optional(), file: z.string().min(1).default('report.html') }).prefault({}),
 });
@@ -65,7 +67,8 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
   const base = dirname(resolve(file));
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   benchmarks.get(config.benchmark.name); // unknown names fail here, with the list
-  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root: abs(config.benchmark.root) } }, skippedModels };
+  const root = config.benchmark.root === undefined ? undefined : abs(config.benchmark.root);
+  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root } }, skippedModels };
 }
 
 const PROMPTS_FILE = 'prompts.jsonl';
@@ -81,10 +84,22 @@ function generation(m: BenchPipelineConfig['models'][number]): GenerationSetting
 export function benchStages(config: BenchPipelineConfig): Stage[] {
   const b = config.benchmark;
   return [
-    {
-      name: 'dataset', after: [], settings: { benchmark: b.name, root: b.root },
-      run: async (ctx) => importBenchmark(b.name, b.root, ctx.dir),
-    },
+    b.generate !== undefined
+      ? {
+        name: 'dataset', after: [], settings: { benchmark: b.name, generate: b.generate },
+        run: async (ctx) => {
+          let started = false;
+          return generateBenchmark(b.name, b.generate!, ctx.dir, (_done, total) => {
+            if (!started) ctx.progress.start(total, 'items');
+            started = true;
+            ctx.progress.tick(1);
+          });
+        },
+      }
+      : {
+        name: 'dataset', after: [], settings: { benchmark: b.name, root: b.root },
+        run: async (ctx) => importBenchmark(b.name, b.root!, ctx.dir),
+      },
     {
       name: 'prompts', after: ['dataset'], settings: b.prompts,
       async run(ctx) {

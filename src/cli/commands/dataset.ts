@@ -6,6 +6,7 @@ import { importWhatsupToManifest, synthesizeDataset, WHATSUP_FILES } from '../..
 import { notice } from '../../util/log.js';
 import { createProgress } from '../../util/progress.js';
 import { GsrError } from '../../util/errors.js';
+import { registerSvatSynth } from './dataset-svat.js';
 
 function countTable(counts: Record<string, number>): string {
   const rows = Object.entries(counts);
@@ -60,11 +61,15 @@ export function registerDataset(program: Command): void {
       }),
     );
 
-  dataset
+  // Positional options: `gsr dataset synth svat --out X` gives --out to svat, not to synth.
+  dataset.enablePositionalOptions();
+  const synth = dataset
     .command('synth')
+    .enablePositionalOptions()
     .description('Render synthetic What\'sUp-like scenes with exact boxes, masks and depth')
-    .requiredOption('--out <dir>', 'output folder (manifest.jsonl, images/, depth/, annotations.json)')
-    .requiredOption('--count <n>', 'number of scenes', parsePositiveInt)
+    // Required, but checked in preAction: commander would also demand them of the sub-commands.
+    .option('--out <dir>', 'output folder (manifest.jsonl, images/, depth/, annotations.json) (required)')
+    .option('--count <n>', 'number of scenes (required)', parsePositiveInt)
     .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
     .option('--width <px>', 'image width', parsePositiveInt, 640)
     .option('--height <px>', 'image height', parsePositiveInt, 480)
@@ -83,4 +88,11 @@ export function registerDataset(program: Command): void {
         process.stdout.write(`${countTable(r.counts)}\nwrote ${r.scenes} scenes to ${out} (${r.seconds.toFixed(1)} s, ${r.scenesPerSecond.toFixed(1)} scenes/s)\n`);
       }),
     );
+  synth.hook('preAction', (cmd, actionCommand) => {
+    if (actionCommand !== cmd) return;
+    for (const o of cmd.options.filter((x) => x.long === '--out' || x.long === '--count')) {
+      if (cmd.getOptionValue(o.attributeName()) === undefined) cmd.error(`error: required option '${o.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue' });
+    }
+  });
+  registerSvatSynth(synth);
 }
