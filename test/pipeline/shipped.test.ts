@@ -11,11 +11,11 @@ const env = { WHATSUP_ROOT: WHATSUP_SAMPLE_ROOT, GSR_MANIFEST: join(REPO_ROOT, '
 
 describe('shipped pipelines', () => {
   const all = readdirSync(join(REPO_ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml'));
-  // Benchmark plug-in pipelines (a `benchmark:` section) are checked in test/pipeline/bench.test.ts.
-  const files = all.filter((f) => !['vsp.yaml'].includes(f));
+  // Benchmark plug-in pipelines (a `benchmark:` section) are checked in test/pipeline/bench.test.ts and svat.test.ts.
+  const files = all.filter((f) => !['vsp.yaml', 'svat.yaml'].includes(f));
 
   it("are the four What'sUp pipelines and the benchmark ones", () => {
-    expect(all.sort()).toEqual(['annotate-new-images.yaml', 'dap-ablation.yaml', 'demo.yaml', 'gsr-bench.yaml', 'vsp.yaml']);
+    expect(all.sort()).toEqual(['annotate-new-images.yaml', 'dap-ablation.yaml', 'demo.yaml', 'gsr-bench.yaml', 'svat.yaml', 'vsp.yaml']);
   });
 
   it.each(files)('%s validates and passes the pre-run checks', async (f) => {

@@ -56,7 +56,7 @@ export function svatContext() {
 
 async function listImages(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile() && /\.(jpe?g|png)$/i.test(e.name)).map((e) => join(e.parentPath, e.name)).sort();
+  return entries.filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.(jpe?g|png)$/i.test(e.name)).map((e) => join(e.parentPath, e.name)).sort();
 }
 
 /** Decodes the photographs of a folder at the item size (cover crop). */
@@ -82,9 +82,28 @@ export async function loadPhotos(dir: string, width: number, height: number): Pr
   return out;
 }
 
-/** The I4 set: synthetic room scenes of the What'sUp-like renderer, drawn from the seed. */
+/**
+ * The I4 set: synthetic room scenes of the What'sUp-like renderer, drawn from the seed. Scenes
+ * need about 256 pixels to lay out, so small sizes are rendered at 256 and sampled down.
+ */
 export function roomScenes(seed: number, width: number, height: number): Backgrounds['I4'] {
-  return Array.from({ length: ROOM_SCENES }, (_, k) => ({ name: `room-${k}`, raster: renderSyntheticScene(seed, k, width, height).rendered as Raster }));
+  const scale = Math.max(1, 256 / Math.min(width, height));
+  const w = Math.round(width * scale);
+  const h = Math.round(height * scale);
+  return Array.from({ length: ROOM_SCENES }, (_, k) => ({ name: `room-${k}`, raster: nearestResize(renderSyntheticScene(seed, k, w, h).rendered, width, height) }));
+}
+
+function nearestResize(r: Raster, width: number, height: number): Raster {
+  if (r.width === width && r.height === height) return { width, height, rgb: r.rgb };
+  const rgb = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    const sy = Math.floor(((y + 0.5) * r.height) / height);
+    for (let x = 0; x < width; x++) {
+      const sx = Math.floor(((x + 0.5) * r.width) / width);
+      rgb.set(r.rgb.subarray((sy * r.width + sx) * 3, (sy * r.width + sx) * 3 + 3), (y * width + x) * 3);
+    }
+  }
+  return { width, height, rgb };
 }
 
 /** Query answers for `count` items: half yes, half no (the odd one drawn), in random order. */
