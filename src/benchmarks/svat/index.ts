@@ -1,7 +1,6 @@
 /** The SVAT benchmark plug-in (Zhao et al.): yes/no in-context learning of a hidden spatial rule. */
 import type { Benchmark } from '../types.js';
 import { createAlwaysYes, createNearest } from './baselines.js';
-import { generateSvat } from './generate.js';
 import { judgeSvat, SVAT_MODES } from './judge.js';
 import { buildSvatPrompts, parseSvatPromptSettings } from './prompts.js';
 import { analyzeSvat, svatSections, svatTables } from './report.js';
@@ -11,7 +10,8 @@ export const svat: Benchmark<SvatItem> = {
   name: 'svat',
   title: 'SVAT: spatial visual ambiguity tasks',
   parseItem: parseSvatItem,
-  generateItems: (settings, onProgress) => generateSvat(settings, onProgress),
+  // Loaded on demand: generation decodes and encodes images (sharp); scoring needs none of it.
+  generateItems: async (settings, onProgress) => (await import('./generate.js')).generateSvat(settings, onProgress),
   buildPrompts: (item, settings) => buildSvatPrompts(item, parseSvatPromptSettings(settings)),
   modes: SVAT_MODES,
   judge: (item, prompt, output) => judgeSvat(item, prompt, output),

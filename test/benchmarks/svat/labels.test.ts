@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { renderShot, sampleEpisode, type Backgrounds } from '../../../src/benchmarks/svat/episode.js';
-import { balancedAnswers, DEFAULT_PHOTOS, loadPhotos, roomScenes } from '../../../src/benchmarks/svat/generate.js';
+import { balancedAnswers, combinations, DEFAULT_PHOTOS, loadPhotos, parseSvatGenerateSettings, roomScenes } from '../../../src/benchmarks/svat/generate.js';
 import { detectedAnswer } from '../../../src/benchmarks/svat/check.js';
 import { BACKGROUND_SETS, OBJECT_COUNTS, OBJECT_SETS, TEXT_MODES } from '../../../src/benchmarks/svat/spec.js';
 import { Rng } from '../../../src/util/random.js';
@@ -17,7 +17,7 @@ const COUNT = Number(process.env.SVAT_LABEL_COUNT ?? 10_000);
 describe('SVAT labels agree with the drawn pictures', () => {
   it(`for ${COUNT.toLocaleString('en')} items over every phi (${SIZE}x${SIZE}), each image re-detected by colour`, async () => {
     const backgrounds: Backgrounds = { I4: roomScenes(1, SIZE, SIZE), I5: await loadPhotos(DEFAULT_PHOTOS, SIZE, SIZE) };
-    const combos = BACKGROUND_SETS.flatMap((background) => OBJECT_SETS.flatMap((objects) => OBJECT_COUNTS.flatMap((m) => TEXT_MODES.map((text) => ({ background, objects, m, text })))));
+    const combos = combinations(parseSvatGenerateSettings({ out: '-', background: BACKGROUND_SETS, objects: OBJECT_SETS, distractors: OBJECT_COUNTS, text: TEXT_MODES }));
     const per = Math.ceil(COUNT / combos.length);
     let items = 0;
     let images = 0;
