@@ -39,7 +39,7 @@ export function countItems(items: Iterable<BenchItem>): ImportSummary['counts'] 
  */
 export async function importBenchmark(name: string, root: string, outDir: string, onProgress?: (done: number, total: number) => void): Promise<ImportSummary> {
   const b = benchmarks.get(name);
-  if (!b.importItems) throw new GsrError(`benchmark ${name} has no importer`);
+  if (!b.importItems) throw new GsrError(`benchmark ${name} has no importer${b.generateItems ? ' (it is generated: gsr dataset synth ' + name + ')' : ''}`);
   const set = await b.importItems(root, onProgress);
   try {
     await writeJsonAtomic(join(outDir, CONTEXT_FILE), set.context ?? null);
