@@ -96,7 +96,8 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   importItems?(root: string, onProgress?: (done: number, total: number) => void): Promise<ItemSet<I>>;
   /**
    * Generates items from settings such as count and seed (same seed, same items). `settings.out`
-   * is the item set's folder: the plug-in writes its images there and makes it the items' root.
+   * is the item set's folder: the plug-in writes its images there and may leave the items' `root`
+   * out (loadItemSet gives them the folder they are loaded from, so the set can move).
    */
   generateItems?(settings: Record<string, unknown>, onProgress?: (done: number, total: number) => void): Promise<ItemSet<I>>;
   /**

@@ -1,5 +1,5 @@
 /**
- * SVAT labels against the pictures: 10,000 items over every phi, each image rendered (at 96x96,
+ * SVAT labels against the pictures: 10,000 items over every phi, each image rendered (at 64x64,
  * through the same geometry and drawing code as the 512x512 default) and its target found again by
  * colour alone; the side of the hidden line it is found on must give the image's label. The
  * 512x512 run of the same check is in bench/svat.bench.ts.
@@ -11,7 +11,7 @@ import { detectedAnswer } from '../../../src/benchmarks/svat/check.js';
 import { BACKGROUND_SETS, OBJECT_COUNTS, OBJECT_SETS, TEXT_MODES } from '../../../src/benchmarks/svat/spec.js';
 import { Rng } from '../../../src/util/random.js';
 
-const SIZE = 96;
+const SIZE = 64;
 const COUNT = Number(process.env.SVAT_LABEL_COUNT ?? 10_000);
 
 describe('SVAT labels agree with the drawn pictures', () => {
