@@ -71,8 +71,20 @@ export function binomialTest(successes: number, n: number, p0: number): Binomial
   return { successes, n, p0, estimate: successes / n, p: Math.min(1, p), p_greater: pGreater };
 }
 
-/** One-sample z test of a proportion against `p0` (normal approximation, no continuity correction). */
-export function proportionZTest(successes: number, n: number, p0: number): { z: number; p: number } {
-  const z = (successes / n - p0) / Math.sqrt((p0 * (1 - p0)) / n);
-  return { z, p: 2 * normalCdf(-Math.abs(z), 0, 1) };
+/**
+ * One-sample z test of a proportion against `p0` (normal approximation, no continuity correction,
+ * two-sided). `variance` picks the standard error: `null` (default) from p0, as statsmodels'
+ * `proportions_ztest(count, nobs, p0, prop_var=p0)`; `sample` from the observed proportion, as
+ * statsmodels' default `prop_var=False` (z is infinite when every or no answer is right).
+ * test/analysis/fixtures/ztest.json, made by make-ztest.py there, holds statsmodels' values.
+ */
+export function proportionZTest(successes: number, n: number, p0: number, options: { variance?: 'null' | 'sample' } = {}): { z: number; p: number } {
+  if (!Number.isInteger(n) || n <= 0) throw new RangeError('z test: n must be a positive integer');
+  if (!(successes >= 0 && successes <= n)) throw new RangeError('z test: successes must be in [0, n]');
+  if (!(p0 > 0 && p0 < 1)) throw new RangeError('z test: p0 must be in (0, 1)');
+  const phat = successes / n;
+  const v = options.variance === 'sample' ? phat * (1 - phat) : p0 * (1 - p0);
+  const diff = phat - p0;
+  const z = v === 0 ? (diff === 0 ? NaN : Math.sign(diff) * Infinity) : diff / Math.sqrt(v / n);
+  return { z, p: Number.isNaN(z) ? NaN : 2 * normalCdf(-Math.abs(z), 0, 1) };
 }

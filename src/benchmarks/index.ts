@@ -12,3 +12,5 @@ import { snorkelSpatial } from './snorkel-spatial/index.js';
 registerBenchmark(snorkelSpatial);
 import { whatsup } from './whatsup/index.js';
 registerBenchmark(whatsup);
+import { svat } from './svat/index.js';
+registerBenchmark(svat);

@@ -4,7 +4,7 @@
  * report page.
  */
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { readBenchItems, writeBenchItems, type BenchItem } from '../formats/bench-item.js';
 import type { BenchPrompt } from '../formats/chat-prompt.js';
 import { answerers, type Answerer, type AnswererOptions } from '../mllm/index.js';
@@ -39,15 +39,8 @@ export function countItems(items: Iterable<BenchItem>): ImportSummary['counts'] 
  */
 export async function importBenchmark(name: string, root: string, outDir: string, onProgress?: (done: number, total: number) => void): Promise<ImportSummary> {
   const b = benchmarks.get(name);
-  if (!b.importItems) throw new GsrError(`benchmark ${name} has no importer`);
+  if (!b.importItems) throw new GsrError(`benchmark ${name} has no importer${b.generateItems ? ' (it is generated: gsr dataset synth ' + name + ')' : ''}`);
   return writeItemSet(name, await b.importItems(root, onProgress), outDir);
-}
-
-/** Generates a procedural benchmark's items into `outDir` (items.jsonl and context.json), like an import. */
-export async function generateBenchmark(name: string, settings: Record<string, unknown>, outDir: string): Promise<ImportSummary> {
-  const b = benchmarks.get(name);
-  if (!b.generateItems) throw new GsrError(`benchmark ${name} has no generator`);
-  return writeItemSet(name, await b.generateItems(settings), outDir);
 }
 
 async function writeItemSet(name: string, set: ItemSet, outDir: string): Promise<ImportSummary> {
@@ -61,7 +54,17 @@ async function writeItemSet(name: string, set: ItemSet, outDir: string): Promise
   return { benchmark: name, out: outDir, items: set.items.length, counts: countItems(set.items) };
 }
 
-/** Reads an item set back, each item checked by its plug-in. */
+/**
+ * Generates a procedural benchmark's items into `outDir` (the plug-in writes its images there;
+ * items.jsonl and context.json are written last, so a half-finished run leaves no item set).
+ */
+export async function generateBenchmark(name: string, settings: Record<string, unknown>, outDir: string, onProgress?: (done: number, total: number) => void): Promise<ImportSummary> {
+  const b = benchmarks.get(name);
+  if (!b.generateItems) throw new GsrError(`benchmark ${name} is not generated (import it with gsr dataset import)`);
+  return writeItemSet(name, await b.generateItems({ ...settings, out: outDir }, onProgress), outDir);
+}
+
+/** Reads an item set back, each item checked by its plug-in; items without `root` get the set's folder. */
 export async function loadItemSet(dir: string): Promise<{ benchmark: Benchmark; items: Map<string, BenchItem>; context: unknown }> {
   const raw = await readBenchItems(join(dir, ITEMS_FILE));
   if (raw.length === 0) throw new GsrError(`${join(dir, ITEMS_FILE)}: no items`);
@@ -71,7 +74,8 @@ export async function loadItemSet(dir: string): Promise<{ benchmark: Benchmark; 
   for (const r of raw) {
     if (r.benchmark !== name) throw new GsrError(`${join(dir, ITEMS_FILE)}: items of two benchmarks (${name}, ${r.benchmark})`);
     if (items.has(r.id)) throw new GsrError(`${join(dir, ITEMS_FILE)}: item id ${r.id} appears twice`);
-    items.set(r.id, b.parseItem(r));
+    // An item without a root (a generated set) resolves its paths against its items file's folder.
+    items.set(r.id, b.parseItem(r.root === undefined ? { ...r, root: resolve(dir) } : r));
   }
   return { benchmark: b, items, context: await readJsonFile(join(dir, CONTEXT_FILE)) };
 }

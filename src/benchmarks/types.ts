@@ -94,8 +94,12 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   parseItem(raw: unknown): I;
   /** Reads a published copy from `root` (all or nothing: throws GsrError naming the bad file). */
   importItems?(root: string, onProgress?: (done: number, total: number) => void): Promise<ItemSet<I>>;
-  /** Generates items from settings such as count and seed (same seed, same items). */
-  generateItems?(settings: Record<string, unknown>): Promise<ItemSet<I>>;
+  /**
+   * Generates items from settings such as count and seed (same seed, same items). `settings.out`
+   * is the item set's folder: the plug-in writes its images there and may leave the items' `root`
+   * out (loadItemSet gives them the folder they are loaded from, so the set can move).
+   */
+  generateItems?(settings: Record<string, unknown>, onProgress?: (done: number, total: number) => void): Promise<ItemSet<I>>;
   /**
    * Prompts for one item (pure: no I/O; image parts name absolute paths). `context` is the item
    * set's shared context (templates, in-context examples), as imported or generated.

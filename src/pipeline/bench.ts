@@ -111,10 +111,22 @@ function validator(b: Benchmark, items: ReadonlyMap<string, BenchItem>) {
 export function benchStages(config: BenchPipelineConfig): Stage[] {
   const b = config.benchmark;
   return [
-    {
-      name: 'dataset', after: [], settings: b.generate ? { benchmark: b.name, generate: b.generate } : { benchmark: b.name, root: b.root },
-      run: async (ctx) => (b.generate ? generateBenchmark(b.name, b.generate, ctx.dir) : importBenchmark(b.name, b.root!, ctx.dir)),
-    },
+    b.generate !== undefined
+      ? {
+        name: 'dataset', after: [], settings: { benchmark: b.name, generate: b.generate },
+        run: async (ctx) => {
+          let started = false;
+          return generateBenchmark(b.name, b.generate!, ctx.dir, (_done, total) => {
+            if (!started) ctx.progress.start(total, 'items');
+            started = true;
+            ctx.progress.tick(1);
+          });
+        },
+      }
+      : {
+        name: 'dataset', after: [], settings: { benchmark: b.name, root: b.root },
+        run: async (ctx) => importBenchmark(b.name, b.root!, ctx.dir),
+      },
     {
       name: 'prompts', after: ['dataset'], settings: b.prompts,
       async run(ctx) {

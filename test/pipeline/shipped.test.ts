@@ -12,13 +12,13 @@ const env = { WHATSUP_ROOT: WHATSUP_SAMPLE_ROOT, GSR_MANIFEST: join(REPO_ROOT, '
 describe('shipped pipelines', () => {
   const all = readdirSync(join(REPO_ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml'));
   // Benchmark plug-in pipelines (a `benchmark:` section) are checked in their own tests
-  // (test/pipeline/bench.test.ts, test/pipeline/snorkel-spatial.test.ts).
+  // (test/pipeline/bench.test.ts, test/pipeline/snorkel-spatial.test.ts, test/pipeline/svat.test.ts).
   const isBench = (f: string) => /^benchmark:/m.test(readFileSync(join(REPO_ROOT, 'pipelines', f), 'utf8'));
   const files = all.filter((f) => !isBench(f));
 
   it("are the four What'sUp pipelines and the benchmark ones", () => {
     expect(files.sort()).toEqual(['annotate-new-images.yaml', 'dap-ablation.yaml', 'demo.yaml', 'gsr-bench.yaml']);
-    expect(all.filter(isBench)).toEqual(expect.arrayContaining(['vsp.yaml', 'snorkel-spatial.yaml']));
+    expect(all.filter(isBench)).toEqual(expect.arrayContaining(['vsp.yaml', 'snorkel-spatial.yaml', 'svat.yaml']));
   });
 
   it.each(files)('%s validates and passes the pre-run checks', async (f) => {

@@ -14,7 +14,8 @@ export const snorkelSpatial: Benchmark<SnorkelItem> = {
   name: 'snorkel-spatial',
   title: 'SnorkelSpatial: tracking a moving, rotating board and its particles',
   parseItem: parseSnorkelItem,
-  generateItems: async (settings) => generateSnorkelItems(settings),
+  // Text only: nothing is written beside the items, so the folder (`out`) is not a setting.
+  generateItems: async ({ out: _out, ...settings }) => generateSnorkelItems(settings),
   buildPrompts: (item) => buildSnorkelPrompts(item),
   modes: SNORKEL_MODES,
   judge: (item, _prompt, output) => judgeSnorkel(item, output),

@@ -6,6 +6,7 @@ import { importWhatsupToManifest, synthesizeDataset, WHATSUP_FILES } from '../..
 import { notice } from '../../util/log.js';
 import { createProgress } from '../../util/progress.js';
 import { GsrError } from '../../util/errors.js';
+import { registerSvatSynth } from './dataset-svat.js';
 
 function countTable(counts: Record<string, number>): string {
   const rows = Object.entries(counts);
@@ -94,6 +95,7 @@ export function registerDataset(program: Command): void {
     }
   });
   registerSnorkelSynth(synth);
+  registerSvatSynth(synth);
 }
 
 function registerSnorkelSynth(synth: Command): void {

@@ -1,0 +1,22 @@
+/** The SVAT benchmark plug-in (Zhao et al.): yes/no in-context learning of a hidden spatial rule. */
+import type { Benchmark } from '../types.js';
+import { createAlwaysYes, createNearest } from './baselines.js';
+import { judgeSvat, SVAT_MODES } from './judge.js';
+import { buildSvatPrompts, parseSvatPromptSettings } from './prompts.js';
+import { analyzeSvat, svatSections, svatTables } from './report.js';
+import { parseSvatItem, type SvatItem } from './spec.js';
+
+export const svat: Benchmark<SvatItem> = {
+  name: 'svat',
+  title: 'SVAT: spatial visual ambiguity tasks',
+  parseItem: parseSvatItem,
+  // Loaded on demand: generation decodes and encodes images (sharp); scoring needs none of it.
+  generateItems: async (settings, onProgress) => (await import('./generate.js')).generateSvat(settings, onProgress),
+  buildPrompts: (item, settings) => buildSvatPrompts(item, parseSvatPromptSettings(settings)),
+  modes: SVAT_MODES,
+  judge: (item, prompt, output) => judgeSvat(item, prompt, output),
+  baselines: { nearest: createNearest, 'always-yes': createAlwaysYes },
+  analyze: analyzeSvat,
+  tables: svatTables,
+  sections: svatSections,
+};

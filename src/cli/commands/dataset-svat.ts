@@ -1,0 +1,55 @@
+/** `gsr dataset synth svat`: generates SVAT items (docs/svat.md). */
+import { resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { action, printJson } from '../action.js';
+import { integerIn, parsePositiveInt, parseSeed } from '../parsers.js';
+import { createProgress } from '../../util/progress.js';
+
+/** A comma-separated list of allowed values. */
+function listOf(choices: readonly string[]): (value: string) => string[] {
+  return (value: string) => {
+    const xs = value.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = xs.find((x) => !choices.includes(x));
+    if (xs.length === 0 || bad !== undefined) throw new InvalidArgumentError(`expected a comma-separated list of ${choices.join(', ')}${bad ? ` (got "${bad}")` : ''}`);
+    return [...new Set(xs)];
+  };
+}
+
+export function registerSvatSynth(synth: Command): void {
+  synth
+    .command('svat')
+    .description('Generate SVAT items: K balanced yes/no demonstrations and a query, one item per line (docs/svat.md)')
+    .requiredOption('--out <dir>', 'output folder (items.jsonl, context.json, images/)')
+    .option('--background <sets>', 'background sets, comma-separated: I1 white, I2 a colour, I3 textures, I4 synthetic rooms, I5 photos', listOf(['I1', 'I2', 'I3', 'I4', 'I5']), ['I1'])
+    .option('--objects <sets>', 'object sets, comma-separated: shape, tshape (textured shapes), objects (3-D kinds)', listOf(['shape', 'tshape', 'objects']), ['shape'])
+    .option('--distractors <m>', 'objects per image M, the target included, comma-separated: 1, 3', listOf(['1', '3']), ['1'])
+    .option('--text <modes>', 'question text, comma-separated: none (a word for "fiducial"), guide (the object\'s name)', listOf(['none', 'guide']), ['none'])
+    .option('--shots <k>', 'demonstrations per item (even: half yes, half no)', integerIn(0, 32), 4)
+    .requiredOption('--count <n>', 'items per combination of the settings above', parsePositiveInt)
+    .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
+    .option('--width <px>', 'image width', parsePositiveInt, 512)
+    .option('--height <px>', 'image height', parsePositiveInt, 512)
+    .option('--photos <dir>', "I5 photographs (default: the shipped What'sUp sample)")
+    .option('--json', 'print the result as JSON')
+    .action(
+      action(async (opts: { out: string; background: string[]; objects: string[]; distractors: string[]; text: string[]; shots: number; count: number; seed: number; width: number; height: number; photos?: string; json?: boolean }) => {
+        const { generateBenchmark } = await import('../../benchmarks/index.js');
+        const out = resolve(opts.out);
+        const { json, distractors, photos, ...rest } = opts;
+        const settings = { ...rest, distractors: distractors.map(Number), ...(photos ? { photos: resolve(photos) } : {}) };
+        let progress: ReturnType<typeof createProgress> | undefined;
+        const started = Date.now();
+        const r = await generateBenchmark('svat', settings, out, (done, total) => {
+          progress ??= createProgress('svat', total, 'items');
+          progress.tick();
+        }).finally(() => progress?.stop());
+        const seconds = (Date.now() - started) / 1000;
+        if (json) {
+          printJson({ ...r, seconds });
+          return;
+        }
+        const lines = Object.values(r.counts).flatMap((levels) => Object.entries(levels).map(([l, n]) => `${l.padEnd(24)} ${String(n).padStart(6)}`));
+        process.stdout.write(`${lines.join('\n')}\nwrote ${r.items} SVAT items to ${out} (${seconds.toFixed(1)} s)\n`);
+      }),
+    );
+}
