@@ -31,6 +31,8 @@ export const SnorkelItemSchema = z.strictObject({
   task: z.enum(QUERY_TYPES),
   /** The number of actions. */
   level: z.string().regex(/^\d+$/),
+  /** Given by loadItemSet to items read back (src/benchmarks/run.ts); a text-only item resolves nothing against it. */
+  root: z.string().optional(),
   width: z.number().int().min(2).max(100),
   particles: z.array(z.strictObject({ name: Name, tile: z.number().int().positive(), facing: z.enum(DIRECTIONS) })).min(2),
   actions: z.array(ActionSchema),
