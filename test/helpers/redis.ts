@@ -24,6 +24,8 @@ export interface TestRedis {
   /** SIGKILLs the server and starts it again on the same port with the same data folder. */
   restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
+  /** The server's pid (for its CPU time in benches). */
+  pid(): number;
 }
 
 async function freePort(): Promise<number> {
@@ -75,6 +77,7 @@ export async function startRedis(): Promise<TestRedis> {
       await new Promise((r) => setTimeout(r, downMs));
       await launch();
     },
+    pid: () => child!.pid!,
     async stop() {
       await kill();
       rmSync(dir, { recursive: true, force: true });
