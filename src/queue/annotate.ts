@@ -189,20 +189,21 @@ export function queueAnnotateExecutor(q: QueueAnnotateOptions): AnnotateExecutor
         for (;;) {
           if (o.signal?.aborted) return { interrupted: true };
           await poll();
-          const job = (await queue.getJob(shard.jobId)) as Job<ShardJobData, ShardResult> | undefined;
-          if (job === undefined) {
+          // The state first, then the job: a job read before its state could be read mid-completion.
+          const state = await queue.getJobState(shard.jobId);
+          if (state === 'unknown') {
             if ((await getRun(redis, id)) === null) throw new GsrError(`queued run ${id} was drained or cleaned (\`gsr queue\`); run again to start a new one`);
             // Lost (a Redis without persistence restarted): hand it out again.
             await queue.add('shard', shard.data, { ...jobOptions, jobId: shard.jobId });
             continue;
           }
-          const state = await job.getState();
-          if (state === 'failed') {
-            throw new GsrError(`shard ${shard.data.shard} failed on the workers after ${job.attemptsMade} attempts: ${job.failedReason}; run again with --resume to retry it`);
-          }
-          if (state !== 'completed') {
+          if (state !== 'completed' && state !== 'failed') {
             await sleep(q.pollMs ?? 100);
             continue;
+          }
+          const job = (await queue.getJob(shard.jobId)) as Job<ShardJobData, ShardResult>;
+          if (state === 'failed') {
+            throw new GsrError(`shard ${shard.data.shard} failed on the workers after ${job.attemptsMade} attempts: ${job.failedReason}; run again with --resume to retry it`);
           }
           const result = job.returnvalue;
           if (!infoGiven) {
