@@ -141,6 +141,18 @@ export async function dropRun(redis: Redis, queue: Queue, id: string): Promise<v
   await unregisterRun(redis, id);
 }
 
+/**
+ * A result file's path, accepted only as one the record itself names, in depth/ or overlays/ with a
+ * plain name: what comes out of Redis never writes outside the output folder.
+ */
+export function checkedResultFile(rel: string, entry: JournalEntry): string {
+  const named = entry.type === 'done' && (entry.image.depth_file === rel || entry.image.overlay_file === rel);
+  if (!named || !/^(depth|overlays)\/[A-Za-z0-9._-]+\.png$/.test(rel) || rel.includes('..')) {
+    throw new GsrError(`a queue result for ${entry.item_id} carries a file it does not name, or outside depth/ and overlays/: ${JSON.stringify(rel).slice(0, 80)}`);
+  }
+  return rel;
+}
+
 /** The executor that sends a run's images to queue workers (see the file comment). */
 export function queueAnnotateExecutor(q: QueueAnnotateOptions): AnnotateExecutor {
   return async (todo, o, sink) => {
@@ -212,7 +224,7 @@ export function queueAnnotateExecutor(q: QueueAnnotateOptions): AnnotateExecutor
           }
           for (const { entry, files } of result.records) {
             if (!open.delete(entry.item_id)) continue; // committed before (a resumed run)
-            for (const [rel, b64] of Object.entries(files)) await writeFileAtomic(join(o.outDir, rel), Buffer.from(b64, 'base64'));
+            for (const [rel, b64] of Object.entries(files)) await writeFileAtomic(join(o.outDir, checkedResultFile(rel, entry)), Buffer.from(b64, 'base64'));
             await sink.entry(entry);
           }
           await job.remove();

@@ -14,6 +14,8 @@ import { redisUnavailable, startRedis, type TestRedis } from '../helpers/redis.j
 import { gsr, killAll, waitFor } from './procs.js';
 
 const skip = redisUnavailable();
+/** GSR_QUEUE_ACCEPTANCE=1 runs the issue's acceptance size (20,000 prompts); npm test runs 2,000. */
+const PROMPTS = process.env.GSR_QUEUE_ACCEPTANCE === '1' ? 20_000 : 2000;
 
 /** Requests per second over the run (first to last arrival) and the most in any `window` ms. */
 export function rateOf(times: number[], windowMs: number): { overall: number; peak: number } {
@@ -40,16 +42,16 @@ describe.skipIf(skip !== null)('prompts on the job queue', () => {
     await redis?.stop();
   });
 
-  it('answers 2,000 prompts exactly once through 3 workers at a global 100 requests/s, one worker killed', async () => {
+  it(`answers ${PROMPTS} prompts exactly once through 3 workers at a global 100 requests/s, one worker killed`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsr-qr-'));
-    const n = 2000;
+    const n = PROMPTS;
     const rate = 100;
     const { path, prompts } = writePrompts(dir, n);
     const store = join(dir, 'runs.sqlite');
     const workerArgs = ['worker', 'run', '--queue', redis.url, '--lock-ms', '2000', '--concurrency', '16'];
     const workers = [gsr(workerArgs), gsr(workerArgs), gsr(workerArgs)];
     const submitter = gsr(['run', '--prompts', path, '--model', 'm1', '--base-url', server.url, '--store', store, '--queue', redis.url, '--rate-limit', String(rate), '--concurrency', '32', '--json']);
-    await waitFor('the first answers', () => server.totalRequests() >= 400);
+    await waitFor('the first answers', () => server.totalRequests() >= n / 5, 600_000);
     workers[1].child.kill('SIGKILL');
     expect(await submitter.exited, submitter.output()).toBe(0);
     const summary = JSON.parse(submitter.output().slice(submitter.output().indexOf('{\n')));
@@ -75,5 +77,5 @@ describe.skipIf(skip !== null)('prompts on the job queue', () => {
 
     for (const w of [workers[0], workers[2]]) w.child.kill('SIGTERM');
     for (const w of [workers[0], workers[2]]) expect(await w.exited).toBe(0);
-  }, 300_000);
+  }, 3_600_000);
 });

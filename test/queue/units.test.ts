@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SHARD_SIZE, limiterFor, promptJobId, reconnectDelayMs, redisOptions, safeQueueUrl } from '../../src/queue/index.js';
+import { checkedResultFile, DEFAULT_SHARD_SIZE, limiterFor, promptJobId, reconnectDelayMs, redisOptions, safeQueueUrl } from '../../src/queue/index.js';
 import { runCli } from '../helpers/cli.js';
 
 describe('queue settings', () => {
@@ -31,6 +31,19 @@ describe('queue settings', () => {
     expect(promptJobId('a:b/c')).toBe(promptJobId('a:b/c'));
     expect(promptJobId('a:b/c')).toMatch(/^p-[0-9a-f]{32}$/);
     expect(promptJobId('x')).not.toBe(promptJobId('y'));
+  });
+});
+
+describe('files in a queue result', () => {
+  const entry = { type: 'done' as const, item_id: 'a', annotations: [], image: { file_name: 'a.png', width: 1, height: 1, item_id: 'a', depth_file: 'depth/a.png', overlay_file: 'overlays/a.png' } };
+  it('are written only where their record names them, inside depth/ or overlays/', () => {
+    expect(checkedResultFile('depth/a.png', entry)).toBe('depth/a.png');
+    expect(checkedResultFile('overlays/a.png', entry)).toBe('overlays/a.png');
+    expect(() => checkedResultFile('depth/b.png', entry)).toThrow(/does not name/);
+    const forged = { ...entry, image: { ...entry.image, depth_file: '../../etc/x.png' } };
+    expect(() => checkedResultFile('../../etc/x.png', forged)).toThrow(/outside depth/);
+    const failed = { type: 'failed' as const, item_id: 'a', file: 'a.png', error: 'x' };
+    expect(() => checkedResultFile('depth/a.png', failed)).toThrow();
   });
 });
 
