@@ -27,7 +27,6 @@ import {
   loadModels,
   readTargetImage,
   type AnnotateExecutor,
-  type AnnotateOptions,
   type ModelSettings,
 } from '../annotate/run.js';
 import type { AnnotateTarget } from '../annotate/targets.js';

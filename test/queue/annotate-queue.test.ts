@@ -1,7 +1,8 @@
 /**
  * `gsr annotate run --queue` against a real redis-server, with worker processes: the output equals a
  * local run's (COCO, journal records, depth PNGs) after a worker is SIGKILLed mid-run and restarted,
- * Redis is SIGKILLed and restarted, and the submitter is SIGKILLed and re-attached with --resume.
+ * Redis is SIGKILLed and restarted, the other worker is stopped with SIGTERM, and the submitter is
+ * SIGKILLed and re-attached with --resume.
  */
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,6 +69,11 @@ describe.skipIf(skip !== null)('annotation on the job queue', () => {
     // Redis dies (SIGKILL; AOF with fsync per write) and comes back on the same port.
     await waitFor('more shards', () => doneCount(out) >= Math.round(IMAGES * 0.45), 600_000);
     await redis.restart();
+    // SIGTERM mid-run: the worker finishes its shard in hand and exits 0.
+    workers[1].child.kill('SIGTERM');
+    expect(await workers[1].exited, workers[1].output()).toBe(0);
+    expect(workers[1].output()).toMatch(/stopping: finishing the jobs in hand[\s\S]*stopped after \d+ jobs/);
+    workers[1] = gsr(workerArgs);
     // The submitter dies and is re-attached.
     await waitFor('more shards after the restart', () => doneCount(out) >= Math.round(IMAGES * 0.6), 600_000);
     submitter.child.kill('SIGKILL');
