@@ -185,7 +185,6 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
 
   /** Commits one answered prompt (not awaited by the caller's next claim); counts it once its row is durable. */
   function settle(p: AnyPrompt, r: AnswerResult): Promise<void> {
-    summary.requests += r.remote ? r.attempts : 0;
     const committed = batcher.commit({
       key: p.key, model, settings: sid, status: r.status, output: r.output, error: r.error, attempts: r.attempts,
       latency_ms: r.latency_ms, started_at: r.started_at, finished_at: r.finished_at, ...storedPlace(p), source: 'run',
@@ -228,7 +227,8 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
   if (opts.dispatch) {
     // Another executor (the job queue, src/queue) answers; results come back through the same commit path.
     try {
-      await opts.dispatch(queue, (p, r) => settle(p, { ...r, remote: true }), runSignal);
+      // Its attempts were made elsewhere; they count as this run's requests.
+      await opts.dispatch(queue, (p, r) => ((summary.requests += r.attempts), settle(p, r)), runSignal);
     } finally {
       await Promise.all(commits);
     }
@@ -273,8 +273,6 @@ export interface AnswerResult {
   latency_ms: number;
   started_at: string;
   finished_at: string;
-  /** Answered elsewhere (a queue worker): its attempts were not counted here. */
-  remote?: boolean;
 }
 
 export interface AnswerPromptOptions {
