@@ -1,8 +1,8 @@
 /** `gsr queue status|drain|clean`: what the registered runs are doing, and cleaning up after them. */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { Queue } from 'bullmq';
 import { GsrError } from '../util/errors.js';
-import { KEY_PREFIX, redisOptions } from './connection.js';
+import { KEY_PREFIX, openRedis, safeQueueUrl } from './connection.js';
 import { getRun, listRuns, unregisterRun, type QueueRun } from './runs.js';
 
 export interface RunStatus {
@@ -20,9 +20,12 @@ export interface RunStatus {
 }
 
 async function withRuns<T>(url: string, runId: string | undefined, fn: (redis: Redis, runs: QueueRun[]) => Promise<T>): Promise<T> {
-  const redis = new Redis({ ...redisOptions(url), maxRetriesPerRequest: 3, retryStrategy: (times) => (times > 5 ? null : 200 * times) });
-  redis.on('error', () => undefined); // reported through the failed command
+  // Housekeeping fails fast instead of waiting for Redis: a few retries, then the command's error.
+  const redis = openRedis(url, { maxRetriesPerRequest: 3, retryStrategy: (times: number) => (times > 5 ? null : 200 * times) });
   try {
+    await redis.ping().catch(() => {
+      throw new GsrError(`cannot reach Redis at ${safeQueueUrl(url)}`);
+    });
     let runs: QueueRun[];
     if (runId !== undefined) {
       const run = await getRun(redis, runId);

@@ -17,7 +17,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { Queue, type Job } from 'bullmq';
 import {
   annotateTarget,
@@ -38,7 +38,7 @@ import { GsrError } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
 import { readJsonFile } from '../util/jsonl.js';
 import { sha256Hex } from '../util/hash.js';
-import { KEY_PREFIX, redisOptions, safeQueueUrl } from './connection.js';
+import { KEY_PREFIX, openRedis, safeQueueUrl } from './connection.js';
 import { getRun, newRunId, queueNameOf, registerRun, unregisterRun, type QueueRun } from './runs.js';
 import type { JobProcessor } from './worker.js';
 
@@ -155,7 +155,7 @@ export function checkedResultFile(rel: string, entry: JournalEntry): string {
 /** The executor that sends a run's images to queue workers (see the file comment). */
 export function queueAnnotateExecutor(q: QueueAnnotateOptions): AnnotateExecutor {
   return async (todo, o, sink) => {
-    const redis = new Redis(redisOptions(q.url));
+    const redis = openRedis(q.url);
     const runFile = join(o.outDir, RUN_FILE);
     let queue: Queue | undefined;
     try {

@@ -3,7 +3,8 @@
  * TLS). Commands wait through a lost connection instead of failing (`maxRetriesPerRequest: null`, as
  * BullMQ workers need), and reconnects back off from 100 ms to 5 s, so a Redis restart only pauses a run.
  */
-import type { RedisOptions } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
+import { notice } from '../util/log.js';
 import { GsrError } from '../util/errors.js';
 
 /** Key prefix of everything gsr keeps in Redis (BullMQ queues and the run registry). */
@@ -48,4 +49,24 @@ export function safeQueueUrl(url: string): string {
   } catch {
     return '(invalid URL)';
   }
+}
+
+/**
+ * A connection that says once when Redis goes away and once when it is back (not on every retry),
+ * while its commands wait for it.
+ */
+export function openRedis(url: string, options: Partial<RedisOptions> = {}): Redis {
+  const redis = new Redis({ ...redisOptions(url), ...options });
+  let down = false;
+  redis.on('error', (err: NodeJS.ErrnoException) => {
+    if (down) return;
+    down = true;
+    notice(`Redis at ${safeQueueUrl(url)}: ${err.code ?? err.message}; retrying with backoff`);
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    notice(`Redis at ${safeQueueUrl(url)}: connected again`);
+  });
+  return redis;
 }

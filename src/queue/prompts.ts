@@ -7,7 +7,6 @@
  * they hold across all workers together.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { Queue, type Job } from 'bullmq';
 import type { AnyPrompt } from '../formats/prompts.js';
 import type { AnswererOptions } from '../mllm/registry.js';
@@ -18,7 +17,7 @@ import type { RunStore } from '../mllm/store.js';
 import type { Answerer } from '../mllm/types.js';
 import { GsrError } from '../util/errors.js';
 import { sha256Hex } from '../util/hash.js';
-import { KEY_PREFIX, redisOptions } from './connection.js';
+import { KEY_PREFIX, openRedis } from './connection.js';
 import { attachRun, dropRun, progressPoller, type QueueSubmitOptions } from './annotate.js';
 import { newRunId, queueNameOf, registerRun, type QueueRun } from './runs.js';
 import type { JobProcessor } from './worker.js';
@@ -67,7 +66,7 @@ export function limiterFor(perSecond: number): { max: number; duration: number }
 /** The runner's dispatch option that sends prompts to queue workers (see the file comment). */
 export function queueDispatch(q: QueueRunOptions): NonNullable<RunOptions['dispatch']> {
   return async (prompts, settle, signal) => {
-    const redis = new Redis(redisOptions(q.url));
+    const redis = openRedis(q.url);
     const metaName = `queue_run:${q.model}:${q.settingsId}`;
     let queue: Queue | undefined;
     try {

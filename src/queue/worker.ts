@@ -6,9 +6,9 @@
  * `signal` (SIGTERM) closes the worker after its jobs in hand are finished.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import { KEY_PREFIX, redisOptions } from './connection.js';
+import { KEY_PREFIX, openRedis, redisOptions } from './connection.js';
 import { getRun, listRuns, type QueueRun, type RunKind } from './runs.js';
 
 export interface WorkerOptions {
@@ -68,7 +68,7 @@ async function pickRun(redis: Redis, o: WorkerOptions): Promise<QueueRun | null>
 /** Serves runs until `signal` aborts (or `idleExitMs` passes with nothing to do). Returns jobs done. */
 export async function serveQueue(o: WorkerOptions, processorFor: (run: QueueRun) => Promise<JobProcessor>): Promise<number> {
   const connection = redisOptions(o.url);
-  const redis = new Redis(connection);
+  const redis = openRedis(o.url);
   const pollMs = o.pollMs ?? 1000;
   const lockMs = o.lockMs ?? 30_000;
   // Hard stop (a second SIGTERM): in-flight requests are cancelled; their jobs are handed out again.

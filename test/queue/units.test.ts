@@ -58,6 +58,9 @@ describe('queue flags on the CLI', () => {
     expect(r.stderr).toBe('gsr: error: --resume and --rate-limit go with --queue\n');
     const a = runCli(['annotate', 'run', 'a.png', '--objects', 'a', '--out', '/tmp/never', '--resume']);
     expect(a.stderr).toBe('gsr: error: --shard-size and --resume go with --queue\n');
+    const down = runCli(['queue', 'status', '--queue', 'redis://127.0.0.1:1']);
+    expect(down.status).toBe(1);
+    expect(down.stderr).toMatch(/gsr: error: cannot reach Redis at redis:\/\/127\.0\.0\.1:1\n$/);
     const q = runCli(['queue', 'status', '--queue', 'http://x']);
     expect(q.status).toBe(1);
     expect(q.stderr).toBe('gsr: error: --queue must start with redis:// or rediss://, got "http://x"\n');
