@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { KEY_PREFIX, openRedis, redisOptions } from './connection.js';
 import { getRun, listRuns, type QueueRun, type RunKind } from './runs.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface WorkerOptions {
   url: string;
@@ -31,7 +32,8 @@ export interface WorkerOptions {
 export type WorkerEvent =
   | { type: 'attached'; run: string; queue: string }
   | { type: 'detached'; run: string; jobs: number }
-  | { type: 'job-failed'; run: string; job: string; error: string };
+  | { type: 'job-failed'; run: string; job: string; error: string }
+  | { type: 'refused'; run: string; error: string };
 
 /** What a worker does with one run's jobs. */
 export interface JobProcessor {
@@ -51,10 +53,10 @@ function abortable(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** The next run to serve: the named one, else the oldest of this kind with open jobs. */
-async function pickRun(redis: Redis, o: WorkerOptions): Promise<QueueRun | null> {
+async function pickRun(redis: Redis, o: WorkerOptions, refused: Set<string>): Promise<QueueRun | null> {
   if (o.runId !== undefined) return getRun(redis, o.runId);
   for (const run of await listRuns(redis)) {
-    if (run.kind !== o.kind) continue;
+    if (run.kind !== o.kind || refused.has(run.id)) continue;
     const queue = new Queue(run.queue, { connection: redis, prefix: KEY_PREFIX });
     try {
       if ((await openJobs(queue)) > 0) return run;
@@ -75,15 +77,25 @@ export async function serveQueue(o: WorkerOptions, processorFor: (run: QueueRun)
   const hard = new AbortController();
   let done = 0;
   let idleSince = Date.now();
+  const refused = new Set<string>();
   try {
     while (!o.signal.aborted) {
-      const run = await pickRun(redis, o);
+      const run = await pickRun(redis, o, refused);
       if (run === null) {
         if (o.idleExitMs !== undefined && Date.now() - idleSince >= o.idleExitMs) break;
         await abortable(pollMs, o.signal);
         continue;
       }
-      const processor = await processorFor(run);
+      let processor: JobProcessor;
+      try {
+        processor = await processorFor(run);
+      } catch (err) {
+        // This worker cannot serve the run (e.g. its API key variable is not set here): say so once, leave it to others.
+        if (o.runId !== undefined) throw err;
+        refused.add(run.id);
+        o.onEvent?.({ type: 'refused', run: run.id, error: errorMessage(err) });
+        continue;
+      }
       let jobs = 0;
       const worker = new Worker(
         run.queue,

@@ -39,6 +39,7 @@ async function serve(kind: 'annotate' | 'run', o: WorkerFlags, processorFor: Par
       { url: o.queue, kind, runId: o.run, concurrency: o.concurrency, lockMs: o.lockMs, idleExitMs: o.idleExitMs, signal: controller.signal, onEvent: (e) => {
         if (e.type === 'attached') notice(`worker ${process.pid}: serving run ${e.run}`);
         else if (e.type === 'detached') notice(`worker ${process.pid}: run ${e.run} has no more jobs (${e.jobs} done here)`);
+        else if (e.type === 'refused') notice(`worker ${process.pid}: cannot serve run ${e.run}, leaving it to other workers: ${e.error}`);
         else notice(`worker ${process.pid}: job ${e.job} of run ${e.run} failed: ${e.error}`);
       } },
       processorFor,
