@@ -8,13 +8,13 @@
  * fixture SAM masks, fixture metric depth + 16-bit PNGs) at fewer images, since it is ~5x slower.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { synthesizeDataset } from '../src/datasets/index.js';
 import { importWhatsupToManifest } from '../src/datasets/index.js';
-import { writeDepthFixture, writeGroundingDinoFixture, writeSamDecoderFixture, writeSamEncoderFixture } from '../test/helpers/onnx-fixtures.js';
+import { writeFixtureModels } from '../test/helpers/annotator-fixtures.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = join(here, '..');
@@ -34,23 +34,6 @@ function runWorker(cfg: Record<string, unknown>): WorkerResult {
     maxBuffer: 16 << 20,
   });
   return JSON.parse(out.trim().split('\n').pop()!) as WorkerResult;
-}
-
-function writeFixtureModels(models: string): void {
-  const dino = join(models, 'grounding-dino-tiny');
-  // [UNK] (id 1) fires for every phrase outside the tiny vocabulary, so every object gets a box.
-  writeGroundingDinoFixture(join(dino, 'model.onnx'), [
-    { tokenId: 1, logit: 2, box: [0.5, 0.5, 0.3, 0.4] },
-    { tokenId: 9, logit: 2, box: [0.4, 0.5, 0.2, 0.3] },
-    { tokenId: 11, logit: 3, box: [0.5, 0.8, 1.0, 0.4] },
-    { tokenId: 13, logit: 2, box: [0.6, 0.6, 0.3, 0.2] },
-  ]);
-  for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(repo, 'test/fixtures/perception/bert-uncased-tiny', f), join(dino, f));
-  writeSamEncoderFixture(join(models, 'slimsam-77-uniform', 'vision_encoder.onnx'));
-  writeSamDecoderFixture(join(models, 'slimsam-77-uniform', 'prompt_encoder_mask_decoder.onnx'));
-  writeDepthFixture(join(models, 'depth-anything-v2-metric-indoor-small', 'model.onnx'), { scale: 2, offset: 3 });
-  mkdirSync(join(models, 'fastestdet'), { recursive: true });
-  symlinkSync(join(repo, 'models/fastestdet/FastestDet.onnx'), join(models, 'fastestdet', 'FastestDet.onnx'));
 }
 
 /** A manifest of `count` items cycling the synthetic scenes, each under its own id. */

@@ -15,10 +15,10 @@ import type { Device, ModelLoadOptions, PluginProvenance, RgbImage } from '../pe
 import { GsrError, errorMessage } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
 import { VERSION } from '../util/version.js';
-import { annotateImage, type PerceptionModels } from './annotate-image.js';
+import { annotateImage, type ImageOutputOptions, type PerceptionModels } from './annotate-image.js';
 import { writeAnnotationsFromJournal, type AnnotateSummary } from './assemble.js';
 import type { AnnotationInfo } from '../formats/coco.js';
-import { JOURNAL_FILE, openJournal } from './journal.js';
+import { JOURNAL_FILE, openJournal, type JournalEntry } from './journal.js';
 import { describeModel, type ModelRecord } from './provenance.js';
 import type { AnnotateTarget } from './targets.js';
 import { ANNOTATIONS_FILE } from '../formats/coco.js';
@@ -60,7 +60,12 @@ export interface AnnotateOptions {
   lock?: boolean;
   /** Called once the journal is read: how many images there are, were finished before, and remain. */
   onPlan?: (plan: { total: number; skipped: number; todo: number }) => void;
+  /** Who annotates the images (default: this process); the job queue passes its own (src/queue). */
+  executor?: AnnotateExecutor;
 }
+
+/** What loads the models and is recorded in `info`. */
+export type ModelSettings = Pick<AnnotateOptions, 'modelsDir' | 'device' | 'threads' | 'params' | 'files' | 'detector' | 'segmenter' | 'depth'>;
 
 export interface AnnotateRunSummary extends AnnotateSummary {
   images_total: number;
@@ -80,7 +85,7 @@ export interface AnnotateRunSummary extends AnnotateSummary {
 }
 
 /** Decodes a target's image; a manifest item's image is read only when its real path stays inside its root. */
-async function readTargetImage(target: AnnotateTarget): Promise<RgbImage> {
+export async function readTargetImage(target: AnnotateTarget): Promise<RgbImage> {
   if (target.root === undefined) return loadImage(target.imagePath, target.fileName);
   let bytes: Buffer;
   try {
@@ -96,7 +101,7 @@ function provenanceOf(model: object | undefined): PluginProvenance {
   return (model as { provenance?: PluginProvenance } | undefined)?.provenance ?? {};
 }
 
-async function loadModels(o: AnnotateOptions): Promise<PerceptionModels> {
+export async function loadModels(o: ModelSettings): Promise<PerceptionModels> {
   const load: ModelLoadOptions = { modelsDir: o.modelsDir, device: o.device, threads: o.threads, params: o.params, files: o.files };
   const models: PerceptionModels = { detector: await detectors.get(o.detector)(load) };
   try {
@@ -109,17 +114,17 @@ async function loadModels(o: AnnotateOptions): Promise<PerceptionModels> {
   return models;
 }
 
-async function disposeModels(models: Partial<PerceptionModels>): Promise<void> {
+export async function disposeModels(models: Partial<PerceptionModels>): Promise<void> {
   for (const m of [models.detector, models.segmenter, models.depth]) await m?.dispose().catch(() => undefined);
 }
 
 /** The device a run used, as far as it can be known without the plug-ins saying. */
-function deviceOf(o: AnnotateOptions): string {
+function deviceOf(o: ModelSettings): string {
   if (o.device === 'auto' && !cudaProviderInstalled()) return 'cpu';
   return o.device;
 }
 
-async function buildInfo(o: AnnotateOptions, created: string, models: PerceptionModels | null): Promise<AnnotationInfo> {
+export async function buildInfo(o: ModelSettings, created: string, models: PerceptionModels | null): Promise<AnnotationInfo> {
   const thresholds: Record<string, number> = {};
   const pluginThresholds: Record<string, number> = {};
   const list: ModelRecord[] = [];
@@ -154,6 +159,61 @@ async function buildInfo(o: AnnotateOptions, created: string, models: Perception
   };
 }
 
+/** Where an executor delivers its results: the run's provenance once, then each image's record in target order. */
+export interface AnnotateSink {
+  info(info: AnnotationInfo): void;
+  entry(entry: JournalEntry): Promise<void>;
+}
+
+/**
+ * Annotates `todo` in order and hands each record to the sink; the default runs the models here, the
+ * job queue (src/queue) on workers. The journal, annotations.json and the summary are the run's.
+ */
+export type AnnotateExecutor = (todo: AnnotateTarget[], o: AnnotateOptions, sink: AnnotateSink) => Promise<{ interrupted: boolean }>;
+
+/** One image start to finish: decoded, annotated, its files written; any error becomes its `failed` record. */
+export async function annotateTarget(target: AnnotateTarget, image: Promise<RgbImage>, models: PerceptionModels, options: ImageOutputOptions): Promise<JournalEntry> {
+  try {
+    return await annotateImage(await image, target, models, options);
+  } catch (err) {
+    return { type: 'failed', item_id: target.itemId, file: target.imagePath, error: errorMessage(err).split('\n')[0] };
+  }
+}
+
+/** The output options of a run, as every executor applies them. */
+export function imageOutputOptions(o: Pick<AnnotateOptions, 'outDir' | 'overlays' | 'maxRunnersUp'>): ImageOutputOptions {
+  return { outDir: o.outDir, overlays: o.overlays ?? false, maxRunnersUp: o.maxRunnersUp ?? 5 };
+}
+
+/** The local executor: models loaded once, images decoded `batch` ahead and annotated one at a time. */
+async function annotateLocally(todo: AnnotateTarget[], o: AnnotateOptions, sink: AnnotateSink): Promise<{ interrupted: boolean }> {
+  const models = await loadModels(o);
+  try {
+    sink.info(await buildInfo(o, '', models));
+    const batch = Math.max(1, o.batch ?? 2);
+    const queue: Array<{ target: AnnotateTarget; image: Promise<RgbImage> }> = [];
+    let next = 0;
+    const fill = () => {
+      while (queue.length < batch && next < todo.length) {
+        const target = todo[next++];
+        const image = readTargetImage(target);
+        image.catch(() => undefined); // handled when its turn comes
+        queue.push({ target, image });
+      }
+    };
+    fill();
+    while (queue.length > 0) {
+      if (o.signal?.aborted) return { interrupted: true };
+      const { target, image } = queue.shift()!;
+      fill();
+      await sink.entry(await annotateTarget(target, image, models, imageOutputOptions(o)));
+    }
+    return { interrupted: false };
+  } finally {
+    await disposeModels(models);
+  }
+}
+
 /** Runs the annotation; returns the summary over everything in the output folder. */
 export async function annotate(o: AnnotateOptions): Promise<AnnotateRunSummary> {
   await mkdir(o.outDir, { recursive: true });
@@ -176,56 +236,32 @@ async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary>
   };
   const todo = o.targets.filter((t) => !isFinished(t));
   o.onPlan?.({ total: o.targets.length, skipped: o.targets.length - todo.length, todo: todo.length });
-  let models: PerceptionModels | null = null;
   let processed = 0;
-  let interrupted = false;
   let loopStarted = Date.now();
   let info = await buildInfo(o, journal.header.created, null);
-  try {
-    if (todo.length > 0) {
-      models = await loadModels(o);
-      info = await buildInfo(o, journal.header.created, models);
+  let lastRebuild = Date.now();
+  const sink: AnnotateSink = {
+    info(next) {
+      info = { ...next, date_created: journal.header.created };
       journal.append({ type: 'info', info });
       loopStarted = Date.now();
-      const batch = Math.max(1, o.batch ?? 2);
-      const queue: Array<{ target: AnnotateTarget; image: Promise<RgbImage> }> = [];
-      let next = 0;
-      const fill = () => {
-        while (queue.length < batch && next < todo.length) {
-          const target = todo[next++];
-          const image = readTargetImage(target);
-          image.catch(() => undefined); // handled when its turn comes
-          queue.push({ target, image });
-        }
-      };
-      let lastRebuild = Date.now();
-      fill();
-      while (queue.length > 0) {
-        if (o.signal?.aborted) {
-          interrupted = true;
-          break;
-        }
-        const { target, image } = queue.shift()!;
-        fill();
-        let failed = false;
-        try {
-          journal.append(await annotateImage(await image, target, models, { outDir: o.outDir, overlays: o.overlays ?? false, maxRunnersUp: o.maxRunnersUp ?? 5 }));
-        } catch (err) {
-          failed = true;
-          journal.append({ type: 'failed', item_id: target.itemId, file: target.imagePath, error: errorMessage(err).split('\n')[0] });
-        }
-        processed++;
-        o.progress?.tick(1, failed);
-        if (Date.now() - lastRebuild >= (o.rebuildEveryMs ?? 60_000)) {
-          await writeAnnotationsFromJournal(journal.path, annotationsPath, info);
-          lastRebuild = Date.now();
-        }
+    },
+    async entry(entry) {
+      journal.append(entry);
+      processed++;
+      o.progress?.tick(1, entry.type === 'failed');
+      if (Date.now() - lastRebuild >= (o.rebuildEveryMs ?? 60_000)) {
+        await writeAnnotationsFromJournal(journal.path, annotationsPath, info);
+        lastRebuild = Date.now();
       }
-    }
+    },
+  };
+  let interrupted = false;
+  try {
+    if (todo.length > 0) interrupted = (await (o.executor ?? annotateLocally)(todo, o, sink)).interrupted;
   } finally {
     o.progress?.stop();
     journal.close();
-    if (models) await disposeModels(models);
   }
   const loopSeconds = (Date.now() - loopStarted) / 1000;
   const summary = await writeAnnotationsFromJournal(journal.path, annotationsPath, info);

@@ -10,6 +10,8 @@ import { registerAnalyze } from './commands/analyze.js';
 import { registerReport } from './commands/report.js';
 import { registerReview } from './commands/review.js';
 import { registerPipeline } from './commands/pipeline.js';
+import { registerWorker } from './commands/worker.js';
+import { registerQueue } from './commands/queue.js';
 import { VERSION } from '../util/version.js';
 
 /** Exit code of usage errors (bad option values, unknown options or commands, missing arguments). */
@@ -43,5 +45,8 @@ export function buildProgram(): Command {
   registerReport(program);
   registerReview(program);
   registerPipeline(program);
+  // Scale-out (docs/scale-out.md): queue workers and queue housekeeping.
+  registerWorker(program);
+  registerQueue(program);
   return program;
 }

@@ -102,6 +102,8 @@ export const Model = z.strictObject({
   grounding: z.number().min(0).max(1).optional(),
   /** `simulated`: share of items answered wrong whatever its boxes say, 0-1. */
   reasoning_error: z.number().min(0).max(1).optional(),
+  /** With `queue`: requests per second to this model across all workers. */
+  rate_limit: z.number().positive().optional(),
   /** Tasks to ask this model (default: all the pipeline's tasks). */
   tasks: z.array(z.enum(TASKS)).optional(),
   /** Include this model only when all these environment variables are set (else skip it, with a notice). */
@@ -144,6 +146,14 @@ const Photos = z.strictObject({
   note: z.string().optional(),
 });
 
+/** Send the annotate stage and the endpoint models of the answer stage to queue workers (docs/scale-out.md). */
+const QueueSetting = z.strictObject({
+  /** Redis URL, redis://HOST:PORT[/DB]. */
+  url: z.string().min(1),
+  /** Images per annotate job (default 16). */
+  shard_size: z.number().int().positive().optional(),
+});
+
 /** A whole pipeline file. */
 export const PipelineSchema = z.strictObject({
   name: Name,
@@ -157,6 +167,7 @@ export const PipelineSchema = z.strictObject({
   metrics: Metrics.prefault({}),
   report: Report.prefault({}),
   photos: Photos.optional(),
+  queue: QueueSetting.optional(),
   /** Stop after this stage (e.g. `annotate` for an annotation-only pipeline). */
   stop_after: z.enum(['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze', 'report']).optional(),
 });

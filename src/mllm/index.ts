@@ -17,3 +17,5 @@ export { runPrompts, type RunOptions, type RunSummary } from './runner.js';
 export { exportResponses, importResponses, toResponseRecord, type ExportedResponse, type ImportOptions, type ImportSummary } from './responses.js';
 /** Baseline answerers (random, always-first, geometric), registered on import. */
 export * from './baselines/index.js';
+/** Several endpoints of one model as one answerer: least in flight, dead endpoints out of rotation. */
+export { balanceAnswerers, endpointDown, type BalancedAnswerer, type BalanceOptions } from './balance.js';

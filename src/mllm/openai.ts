@@ -4,6 +4,7 @@ import { AnswerError } from './errors.js';
 import { DataUrlCache } from './image-url.js';
 import { HttpPoster, type HttpReply } from './http-post.js';
 import { answerers, type AnswererOptions } from './registry.js';
+import { balanceAnswerers } from './balance.js';
 import { isRetryableStatus, parseRetryAfter } from './retry.js';
 import type { Answerer, AnswerWithWarning } from './types.js';
 
@@ -126,10 +127,17 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
 export const INVALID_UTF8_WARNING = 'warning: the response body was not valid UTF-8; invalid bytes were replaced with U+FFFD';
 
 if (!answerers.has('openai')) answerers.register('openai', async (o: AnswererOptions) => {
-  if (o.baseUrl === undefined) throw new GsrError('the openai answerer needs --base-url');
+  const urls = o.baseUrls !== undefined && o.baseUrls.length > 0 ? o.baseUrls : o.baseUrl !== undefined ? [o.baseUrl] : [];
+  if (urls.length === 0) throw new GsrError('the openai answerer needs --base-url');
+  // Several endpoints of one model: load-balanced, dead ones out of rotation (balance.ts).
+  if (urls.length > 1) return balanceAnswerers(urls.map((url) => ({ url, answerer: openAiFor(o, url) })));
+  return openAiFor(o, urls[0]);
+});
+
+function openAiFor(o: AnswererOptions, baseUrl: string): Answerer {
   return createOpenAiAnswerer({
     model: o.model,
-    baseUrl: o.baseUrl,
+    baseUrl,
     apiKeyEnv: o.apiKeyEnv,
     temperature: o.temperature,
     maxTokens: o.maxTokens,
@@ -137,4 +145,4 @@ if (!answerers.has('openai')) answerers.register('openai', async (o: AnswererOpt
     seed: o.seed,
     structuredOutputs: o.structuredOutputs === 'on' || o.structuredOutputs === 'off' ? o.structuredOutputs : undefined,
   });
-});
+}

@@ -5,6 +5,8 @@ import type { Answerer } from './types.js';
 export interface AnswererOptions {
   model: string;
   baseUrl?: string;
+  /** Several endpoints of one model, load-balanced (`baseUrl` is then the first). */
+  baseUrls?: string[];
   apiKeyEnv?: string;
   timeoutMs?: number;
   temperature?: number;

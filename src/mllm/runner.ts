@@ -35,6 +35,11 @@ export interface RunOptions {
   onResult?: (event: { key: string; status: 'ok' | 'failed' | 'done' | 'busy'; error?: string }) => void;
   /** Called once the number of prompts to send is known. */
   onStart?: (info: { total: number; toSend: number }) => void;
+  /**
+   * Answers the prompts elsewhere instead of `concurrency` local workers (the job queue, src/queue):
+   * it calls `settle` with each outcome, which commits it as a local run would.
+   */
+  dispatch?: (prompts: AsyncIterable<AnyPrompt>, settle: (p: AnyPrompt, r: AnswerResult) => Promise<void>, signal: AbortSignal) => Promise<void>;
 }
 
 export interface RunSummary {
@@ -191,6 +196,26 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
     }
   }
 
+  /** Commits one answered prompt (not awaited by the caller's next claim); counts it once its row is durable. */
+  function settle(p: AnyPrompt, r: AnswerResult): Promise<void> {
+    const committed = batcher.commit({
+      key: p.key, model, settings: sid, status: r.status, output: r.output, error: r.error, attempts: r.attempts,
+      latency_ms: r.latency_ms, started_at: r.started_at, finished_at: r.finished_at, ...storedPlace(p), source: 'run',
+    }).then(() => {
+      if (r.status === 'ok') summary.ok++;
+      else {
+        summary.failed++;
+        const cls = reasonClass(r.reason ?? r.error ?? 'failed');
+        summary.failures[cls] = (summary.failures[cls] ?? 0) + 1;
+      }
+      opts.onResult?.({ key: p.key, status: r.status, error: r.error ?? undefined });
+    });
+    const tracked = committed.catch((err: unknown) => fatal.abort(err));
+    commits.add(tracked);
+    void tracked.finally(() => commits.delete(tracked));
+    return committed;
+  }
+
   async function ask(p: AnyPrompt): Promise<void> {
     const claim = await batcher.claim(p.key);
     if (claim !== 'claimed') {
@@ -198,78 +223,47 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
       opts.onResult?.({ key: p.key, status: claim });
       return;
     }
+    // `requests` counts this prompt's requests over all its answers (the response row's `attempts`);
+    // `answer` is the answer being asked, continuing a resumed count.
     const startedAt = new Date().toISOString();
-    // `attempts` counts requests for this prompt (the response row's `attempts`), `tries` those for the
-    // current answer (the retry budget), `answer` the answer being asked (continuing a resumed count).
-    let attempts = 0;
-    let tries = 0;
+    let requests = 0;
     let answer = maxAnswers > 1 ? store.attempts(p.key, model, sid).length + 1 : 1;
     for (;;) {
-      attempts++;
-      tries++;
-      summary.requests++;
-      const attempt = attemptController(runSignal, timeoutMs);
-      const t0 = performance.now();
-      let output: string | undefined;
-      let warning: string | null = null;
-      let failure: ReturnType<typeof classifyError> | undefined;
-      try {
-        const answer = await raceAbort(answerer.answer(p, attempt.signal), attempt.signal);
-        if (typeof answer === 'string') output = answer;
-        else ({ text: output, warning } = answer);
-      } catch (err) {
-        if (runSignal.aborted) break;
-        failure = attempt.signal.aborted ? { retryable: true, reason: `timeout after ${timeoutMs} ms` } : classifyError(err);
-      } finally {
-        attempt.done();
-      }
-      const latency = performance.now() - t0;
-      if (output !== undefined && answer < maxAnswers && opts.validate) {
-        const reason = opts.validate(p, output);
-        if (reason !== null) {
-          store.recordAttempt({ key: p.key, model, settings: sid, attempt: answer, output, reason, finished_at: new Date().toISOString() });
-          answer++;
-          tries = 0;
-          summary.reasked!++;
-          continue;
-        }
-      }
-      if (output !== undefined || !failure!.retryable || tries > policy.maxRetries) {
-        const status = output !== undefined ? 'ok' : 'failed';
-        // An ok record keeps a warning in `error` (docs/mllm.md); a failed one its reason.
-        const error = failure ? (failure.retryable ? `${failure.reason} (gave up after ${tries} attempts)` : failure.reason) : warning;
-        // Not awaited: the worker claims its next prompt meanwhile, and both go to the store in one
-        // flush. The result is counted and reported only once its row is committed.
-        const committed = batcher.commit({
-          key: p.key, model, settings: sid, status, output: output ?? '', error, attempts,
-          latency_ms: Math.round(latency * 10) / 10, started_at: startedAt, finished_at: new Date().toISOString(),
-          ...storedPlace(p), source: 'run',
-        }).then(() => {
-          if (status === 'ok') summary.ok++;
-          else {
-            summary.failed++;
-            const cls = reasonClass(failure!.reason);
-            summary.failures[cls] = (summary.failures[cls] ?? 0) + 1;
-          }
-          opts.onResult?.({ key: p.key, status, error: error ?? undefined });
-        }, (err) => fatal.abort(err));
-        commits.add(committed);
-        void committed.finally(() => commits.delete(committed));
+      const r = await answerPrompt(p, answerer, { timeoutMs, policy, signal: runSignal, onAttempt: () => summary.requests++ });
+      if (r === null) {
+        store.release(p.key, model, sid);
+        summary.not_sent++;
         return;
       }
-      try {
-        await sleep(retryDelayMs(tries, policy, failure!.retryAfterMs), undefined, { signal: runSignal });
-      } catch {
-        break;
+      requests += r.attempts;
+      const reason = r.status === 'ok' && answer < maxAnswers && opts.validate ? opts.validate(p, r.output) : null;
+      if (reason === null) {
+        // Not awaited: the worker claims its next prompt meanwhile, and both go to the store in one flush
+        // (a failed commit stops the run through `fatal`).
+        settle(p, { ...r, attempts: requests, started_at: startedAt }).catch(() => undefined);
+        return;
       }
+      store.recordAttempt({ key: p.key, model, settings: sid, attempt: answer, output: r.output, reason, finished_at: r.finished_at });
+      answer++;
+      summary.reasked!++;
     }
-    store.release(p.key, model, sid);
-    summary.not_sent++;
   }
 
   const batcher = new StoreBatcher(store, model, sid, leaseMs);
   const commits = new Set<Promise<void>>();
   const queue = pending();
+  if (opts.dispatch) {
+    // Re-asking needs the answer back before the next request; queue workers answer once.
+    if (maxAnswers > 1 && opts.validate) throw new GsrError('answer attempts above 1 cannot run on a queue (run this model locally)');
+    // Another executor (the job queue, src/queue) answers; results come back through the same commit path.
+    try {
+      // Its attempts were made elsewhere; they count as this run's requests.
+      await opts.dispatch(queue, (p, r) => ((summary.requests += r.attempts), settle(p, r)), runSignal);
+    } finally {
+      await Promise.all(commits);
+    }
+    return finish();
+  }
   const workers = Array.from({ length: concurrency }, async () => {
     for (;;) {
       const next = await queue.next();
@@ -287,8 +281,75 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
   } finally {
     await Promise.all(commits);
   }
-  if (runSignal.aborted && !opts.signal?.aborted) throw runSignal.reason;
-  summary.interrupted = runSignal.aborted;
-  summary.elapsed_ms = Date.now() - started;
-  return summary;
+  return finish();
+
+  function finish(): RunSummary {
+    if (runSignal.aborted && !opts.signal?.aborted) throw runSignal.reason;
+    summary.interrupted = runSignal.aborted;
+    summary.elapsed_ms = Date.now() - started;
+    return summary;
+  }
+}
+
+/** One prompt's outcome after its attempts: what the store records besides the prompt's place. */
+export interface AnswerResult {
+  status: 'ok' | 'failed';
+  output: string;
+  /** A failed answer's reason (with the attempts given up after), or an ok answer's warning. */
+  error: string | null;
+  /** The failure's reason alone, for the summary's tally. */
+  reason?: string;
+  attempts: number;
+  latency_ms: number;
+  started_at: string;
+  finished_at: string;
+}
+
+export interface AnswerPromptOptions {
+  timeoutMs: number;
+  policy: RetryPolicy;
+  signal: AbortSignal;
+  onAttempt?: () => void;
+}
+
+/**
+ * Asks one prompt with per-attempt timeouts and retries under the policy: the request code of a local
+ * run and of a queue worker (src/queue). Returns null when `signal` aborts before an outcome.
+ */
+export async function answerPrompt(p: AnyPrompt, answerer: Answerer, o: AnswerPromptOptions): Promise<AnswerResult | null> {
+  const startedAt = new Date().toISOString();
+  let attempts = 0;
+  for (;;) {
+    attempts++;
+    o.onAttempt?.();
+    const attempt = attemptController(o.signal, o.timeoutMs);
+    const t0 = performance.now();
+    let output: string | undefined;
+    let warning: string | null = null;
+    let failure: ReturnType<typeof classifyError> | undefined;
+    try {
+      const answer = await raceAbort(answerer.answer(p, attempt.signal), attempt.signal);
+      if (typeof answer === 'string') output = answer;
+      else ({ text: output, warning } = answer);
+    } catch (err) {
+      if (o.signal.aborted) return null;
+      failure = attempt.signal.aborted ? { retryable: true, reason: `timeout after ${o.timeoutMs} ms` } : classifyError(err);
+    } finally {
+      attempt.done();
+    }
+    const latency = performance.now() - t0;
+    if (output !== undefined || !failure!.retryable || attempts > o.policy.maxRetries) {
+      // An ok record keeps a warning in `error` (docs/mllm.md); a failed one its reason.
+      const error = failure ? (failure.retryable ? `${failure.reason} (gave up after ${attempts} attempts)` : failure.reason) : warning;
+      return {
+        status: output !== undefined ? 'ok' : 'failed', output: output ?? '', error, reason: failure?.reason, attempts,
+        latency_ms: Math.round(latency * 10) / 10, started_at: startedAt, finished_at: new Date().toISOString(),
+      };
+    }
+    try {
+      await sleep(retryDelayMs(attempts, o.policy, failure!.retryAfterMs), undefined, { signal: o.signal });
+    } catch {
+      return null;
+    }
+  }
 }

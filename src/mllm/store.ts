@@ -244,6 +244,17 @@ export class RunStore {
     return new Map(rows.map((r) => [r.key, r.n]));
   }
 
+  /** A note kept in the store (e.g. the queued run a model's prompts went to); null when absent. */
+  getMeta(name: string): string | null {
+    return (this.db.prepare(`SELECT value FROM meta WHERE name = ?`).pluck().get(name) as string | undefined) ?? null;
+  }
+
+  /** Sets a note, or removes it with null. */
+  setMeta(name: string, value: string | null): void {
+    if (value === null) this.db.prepare(`DELETE FROM meta WHERE name = ?`).run(name);
+    else this.db.prepare(`INSERT INTO meta VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`).run(name, value);
+  }
+
   /** Runs `fn` in one transaction (bulk imports). */
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();

@@ -4,6 +4,8 @@ export interface Progress {
   /** Advances by `n` finished units; `failed` counts towards the failure tally. */
   tick(n?: number, failed?: boolean): void;
   stop(): void;
+  /** Replaces the bar's status text (e.g. a queue's workers and jobs in flight), where it has one. */
+  note?(text: string): void;
 }
 
 /** Progress bars show on a terminal, or anywhere with GSR_PROGRESS=1; GSR_PROGRESS=0 hides them. */
@@ -14,6 +16,8 @@ export function progressEnabled(): boolean {
 export interface ProgressOptions {
   /** Erase the bar when it stops (a pipeline prints its own line per stage instead). */
   clearOnComplete?: boolean;
+  /** Show a status text after the ETA, set with `note()`. */
+  note?: boolean;
 }
 
 /**
@@ -24,7 +28,7 @@ export function createProgress(label: string, total: number, unit = 'items', opt
   if (!progressEnabled()) return { tick() {}, stop() {} };
   const bar = new cliProgress.SingleBar(
     {
-      format: `${label} [{bar}] {value}/{total} ${unit} | failed {failed} | {rate}/s | ETA {eta_formatted}`,
+      format: `${label} [{bar}] {value}/{total} ${unit} | failed {failed} | {rate}/s | ETA {eta_formatted}${options.note ? ' | {note}' : ''}`,
       stream: process.stderr,
       hideCursor: true,
       etaBuffer: 50,
@@ -37,7 +41,7 @@ export function createProgress(label: string, total: number, unit = 'items', opt
   const start = Date.now();
   let done = 0;
   let failed = 0;
-  bar.start(total, 0, { failed: 0, rate: '0.0' });
+  bar.start(total, 0, { failed: 0, rate: '0.0', note: '' });
   return {
     tick(n = 1, isFailed = false) {
       done += n;
@@ -47,6 +51,9 @@ export function createProgress(label: string, total: number, unit = 'items', opt
     },
     stop() {
       bar.stop();
+    },
+    note(text: string) {
+      bar.update({ note: text });
     },
   };
 }

@@ -5,7 +5,7 @@ describe('gsr CLI skeleton', () => {
   it('lists the command groups in data-flow order', () => {
     const r = runCli(['--help']);
     expect(r.status).toBe(0);
-    const groups = ['dataset', 'models', 'annotate', 'prompts', 'run', 'responses', 'score', 'analyze', 'report', 'review', 'pipeline'];
+    const groups = ['dataset', 'models', 'annotate', 'prompts', 'run', 'responses', 'score', 'analyze', 'report', 'review', 'pipeline', 'worker', 'queue'];
     const positions = groups.map((g) => r.stdout.search(new RegExp(`^  ${g}\\b`, 'm')));
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);

@@ -12,9 +12,10 @@ const SRC = resolve(import.meta.dirname, '../../src');
 /**
  * Bottom first. A folder may import itself and the folders before it. A benchmark plug-in bundles a
  * benchmark's steps (items, prompts, judging, statistics, report sections) on top of the shared stages,
- * under the pipeline and CLI that drive it.
+ * under the pipeline and CLI that drive it. The job queue (src/queue) is an adapter over annotate and
+ * mllm; only it loads bullmq and ioredis, and others load it only on demand.
  */
-const LAYERS = ['util', 'geometry', 'formats', 'datasets', 'perception', 'annotate', 'prompts', 'mllm', 'scoring', 'analysis', 'report', 'review', 'benchmarks', 'pipeline', 'cli'];
+const LAYERS = ['util', 'geometry', 'formats', 'datasets', 'perception', 'annotate', 'prompts', 'mllm', 'queue', 'scoring', 'analysis', 'report', 'review', 'benchmarks', 'pipeline', 'cli'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -68,6 +69,21 @@ describe('folder layering', () => {
     const bottom = files.filter((f) => ['util', 'geometry', 'formats'].includes(folderOf(f)));
     expect(bottom.length).toBeGreaterThan(10);
     expect(layerViolations(bottom)).toEqual([]);
+  });
+
+  it('bullmq and ioredis load only with the job queue: only src/queue imports them, and others import src/queue dynamically', () => {
+    const outside = files.filter((f) => folderOf(f) !== 'queue');
+    const offenders = outside.flatMap((f) => {
+      const text = readFileSync(f, 'utf8');
+      const found: string[] = [];
+      if (/\bfrom\s*['"](bullmq|ioredis)['"]|import\s*\(\s*['"](bullmq|ioredis)['"]/.test(text)) found.push(`${relative(SRC, f)} imports bullmq/ioredis`);
+      for (const m of text.matchAll(/^\s*(?:import|export)\s[^;]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]/gm)) {
+        if (/(^|\/)queue\//.test(m[1]) && folderOf(resolve(dirname(f), m[1])) === 'queue' && !/^\s*import\s+type\b/.test(m[0])) found.push(`${relative(SRC, f)} statically imports ${m[1]}`);
+      }
+      return found;
+    });
+    expect(offenders).toEqual([]);
+    expect(files.some((f) => folderOf(f) === 'queue')).toBe(true);
   });
 
   it('catches upward imports, static and dynamic (the check can fail)', () => {

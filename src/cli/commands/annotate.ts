@@ -30,9 +30,14 @@ interface AnnotateCliOptions {
   force?: boolean;
   retryFailed?: boolean;
   json?: boolean;
+  queue?: string;
+  shardSize?: number;
+  resume?: boolean;
 }
 
 const DEVICES = ['auto', 'cpu', 'cuda'];
+/** Mirrors src/queue's default, without loading the queue module for --help. */
+const DEFAULT_SHARD_SIZE_TEXT = '16';
 
 /** Model parameters from the threshold flags and `--param key=value` (numbers where they parse). */
 function modelParams(o: AnnotateCliOptions): Record<string, number | string> {
@@ -99,9 +104,13 @@ export function registerAnnotate(program: Command): void {
     .option('--retry-failed', 'annotate again the images an earlier run recorded as failed')
     .option('--no-retry-failed', 'skip the images an earlier run recorded as failed (the default)')
     .option('--json', 'print the summary as JSON')
+    .option('--queue <url>', 'annotate on queue workers (`gsr worker annotate`): Redis URL redis://HOST:PORT[/DB]')
+    .option('--shard-size <n>', `with --queue: images per job (default ${DEFAULT_SHARD_SIZE_TEXT})`, parsePositiveInt)
+    .option('--resume', 'with --queue: re-attach to the queued run recorded in --out')
     .action(
       action(async (images: string[], o: AnnotateCliOptions) => {
         if (!o.out) throw new GsrError('--out DIR is required (the output folder)');
+        if (o.queue === undefined && (o.shardSize !== undefined || o.resume)) throw new GsrError('--shard-size and --resume go with --queue');
         const targets = await targetsFor(images, o);
         const { annotate } = await lib();
         const outDir = resolve(o.out);
@@ -117,8 +126,15 @@ export function registerAnnotate(program: Command): void {
         const progress: Progress = { tick: (n, failed) => bar?.tick(n, failed), stop: () => bar?.stop() };
         const onPlan = ({ skipped, todo }: { skipped: number; todo: number }) => {
           if (skipped > 0) notice(`resuming: ${skipped} images already finished in ${outDir}, ${todo} to do`);
-          bar = createProgress('annotate', todo, 'images');
+          bar = createProgress('annotate', todo, 'images', { note: o.queue !== undefined });
         };
+        // The job queue is loaded only when asked for: without --queue nothing needs Redis.
+        const q = o.queue === undefined ? undefined : await import('../../queue/index.js');
+        const executor = q?.queueAnnotateExecutor({
+          url: o.queue!, shardSize: o.shardSize, resume: o.resume,
+          onRun: (r) => notice(`${r.resumed ? 're-attached to' : 'queued as'} run ${r.id} (queue ${r.queue}); start workers with \`gsr worker annotate --queue URL\``),
+          onProgress: (p) => bar?.note?.(q.formatQueueProgress(p, 'shards')),
+        });
         let summary;
         try {
           summary = await annotate({
@@ -138,6 +154,7 @@ export function registerAnnotate(program: Command): void {
             signal: controller.signal,
             progress,
             onPlan,
+            executor,
           });
         } finally {
           process.removeListener('SIGINT', onSigint);

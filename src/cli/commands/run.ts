@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
-import { choiceOption, parseNonNegativeInt, parseNumber, parsePositiveInt, parseSeed } from '../parsers.js';
-import { answerers, RunStore, runPrompts, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
+import { choiceOption, collect, parseNonNegativeInt, parseNumber, parsePositiveInt, parseSeed } from '../parsers.js';
+import { answerers, RunStore, runPrompts, type AnswererOptions, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
+import { GsrError } from '../../util/errors.js';
 import { sha256File } from '../../util/hash.js';
 import { notice } from '../../util/log.js';
 import { createProgress, type Progress } from '../../util/progress.js';
@@ -11,7 +12,7 @@ interface RunFlags {
   prompts: string;
   model: string;
   answerer: string;
-  baseUrl?: string;
+  baseUrl: string[];
   apiKeyEnv?: string;
   store: string;
   concurrency: number;
@@ -30,6 +31,9 @@ interface RunFlags {
   retryFailed?: boolean;
   limit?: number;
   json?: boolean;
+  queue?: string;
+  resume?: boolean;
+  rateLimit?: number;
 }
 
 /** Exit code when the run finished but at least one prompt's answer failed (docs/mllm.md). */
@@ -52,7 +56,7 @@ export function registerRun(program: Command): void {
     .requiredOption('--model <name>', 'model name (sent to the endpoint, and the store key)')
     .requiredOption('--store <file>', 'run store (SQLite); re-running resumes it')
     .addOption(choiceOption('--answerer <kind>', 'openai (Chat Completions), a baseline or simulated', answerers.names(), 'openai'))
-    .option('--base-url <url>', 'endpoint root, e.g. http://localhost:8000/v1')
+    .option('--base-url <url>', 'endpoint root, e.g. http://localhost:8000/v1; repeat for several endpoints of one model (load-balanced, dead ones out of rotation)', collect, [])
     .option('--api-key-env <var>', 'environment variable holding the API key (the key is never stored or printed)')
     .option('--concurrency <n>', 'requests in flight', parsePositiveInt, 8)
     .option('--timeout-ms <n>', 'per attempt, including the whole body', parsePositiveInt, 120_000)
@@ -71,17 +75,25 @@ export function registerRun(program: Command): void {
     .option('--no-retry-failed', 'do not ask again prompts whose stored response failed')
     .option('--limit <n>', 'send at most this many prompts (smoke runs)', parsePositiveInt)
     .option('--json', 'print the summary as JSON')
+    .option('--queue <url>', 'ask through queue workers (`gsr worker run`): Redis URL redis://HOST:PORT[/DB]; --concurrency is then across all workers')
+    .option('--resume', 'with --queue: re-attach to the queued run recorded in --store')
+    .option('--rate-limit <n>', 'with --queue: requests per second across all workers', parseNumber)
     .action(
       action(async (o: RunFlags) => {
+        if (o.queue === undefined && (o.resume || o.rateLimit !== undefined)) throw new GsrError('--resume and --rate-limit go with --queue');
+        if (o.rateLimit !== undefined && !(o.rateLimit > 0)) throw new GsrError('--rate-limit must be a positive number of requests per second');
         const factory = answerers.get(o.answerer);
         const settings: GenerationSettings = { answerer: o.answerer, model: o.model, temperature: o.temperature, max_tokens: o.maxTokens, top_p: o.topP, seed: o.seed };
         if (o.annotations !== undefined) settings.annotations_sha256 = await sha256File(o.annotations);
         if (o.answerer === 'simulated') Object.assign(settings, { grounding: o.grounding, reasoning_error: o.reasoningError ?? 0 });
         if (o.boxFormat !== undefined) settings.box_format = o.boxFormat;
-        const answerer = await factory({
-          model: o.model, baseUrl: o.baseUrl, apiKeyEnv: o.apiKeyEnv, timeoutMs: o.timeoutMs, temperature: o.temperature, maxTokens: o.maxTokens,
-          topP: o.topP, seed: o.seed, annotations: o.annotations, boxFormat: o.boxFormat, grounding: o.grounding, reasoning_error: o.reasoningError,
-        });
+        const answererOptions: AnswererOptions = {
+          model: o.model, baseUrl: o.baseUrl[0], baseUrls: o.baseUrl, apiKeyEnv: o.apiKeyEnv, timeoutMs: o.timeoutMs, temperature: o.temperature, maxTokens: o.maxTokens,
+          topP: o.topP, seed: o.seed, annotations: o.annotations === undefined ? undefined : resolve(o.annotations), boxFormat: o.boxFormat, grounding: o.grounding, reasoning_error: o.reasoningError,
+        };
+        const retry = { maxRetries: o.maxRetries, baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs };
+        // With --queue the workers build the answerer; here it only has to be valid.
+        const answerer = await factory(answererOptions);
         const store = RunStore.open(resolve(o.store));
         const controller = new AbortController();
         let interrupts = 0;
@@ -94,10 +106,18 @@ export function registerRun(program: Command): void {
         process.on('SIGTERM', onSignal);
         let progress: Progress = { tick() {}, stop() {} };
         try {
+          // The job queue is loaded only when asked for: without --queue nothing needs Redis.
+          const q = o.queue === undefined ? undefined : await import('../../queue/index.js');
+          const dispatch = q?.queueDispatch({
+            url: o.queue!, resume: o.resume, store, model: o.model, settingsId: store.registerSettings(settings), concurrency: o.concurrency, rateLimit: o.rateLimit,
+            spec: { answerer: o.answerer, options: answererOptions, timeoutMs: o.timeoutMs, retry },
+            onRun: (r) => notice(`${r.resumed ? 're-attached to' : 'queued as'} run ${r.id} (queue ${r.queue}); start workers with \`gsr worker run --queue URL\``),
+            onProgress: (p) => progress.note?.(q.formatQueueProgress(p, 'prompts')),
+          });
           const summary = await runPrompts({
             prompts: o.prompts, store, answerer, settings, concurrency: o.concurrency, timeoutMs: o.timeoutMs,
-            retry: { maxRetries: o.maxRetries, baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs }, retryFailed: o.retryFailed ?? true, limit: o.limit, signal: controller.signal,
-            onStart: ({ toSend }) => (progress = createProgress(o.model, toSend, 'prompts')),
+            retry, retryFailed: o.retryFailed ?? true, limit: o.limit, signal: controller.signal, dispatch,
+            onStart: ({ toSend }) => (progress = createProgress(o.model, toSend, 'prompts', { note: dispatch !== undefined })),
             onResult: (e) => progress.tick(1, e.status === 'failed'),
           });
           progress.stop();

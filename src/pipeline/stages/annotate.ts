@@ -76,8 +76,10 @@ async function runAnnotator(config: PipelineConfig, ctx: StageContext, manifest:
   const m = annotatorModels(config);
   const targets = (await targetsFromManifest(manifest)).slice(0, limit);
   ctx.progress.start(targets.length, 'images');
+  // With `queue:` the images go to queue workers; the module (and Redis) is loaded only then.
+  const executor = config.queue && (await import('../../queue/index.js')).queueAnnotateExecutor({ url: config.queue.url, shardSize: config.queue.shard_size, resume: true });
   const r = await annotate({
-    targets, outDir, detector: m.detector, segmenter: m.segmenter, depth: m.depth, modelsDir: m.modelsDir, device: m.device, params: m.params,
+    targets, outDir, detector: m.detector, segmenter: m.segmenter, depth: m.depth, modelsDir: m.modelsDir, device: m.device, params: m.params, executor: executor || undefined,
     progress: { tick: (n, failed) => ctx.progress.tick(n, failed), stop() {} }, signal: ctx.signal,
     lock: false, // the engine holds the lock of the whole output folder
   });

@@ -5,7 +5,7 @@
  * interrupted stage, or a rerun after adding a model, asks only what has no answer yet.
  */
 import { join } from 'node:path';
-import { answerers, RunStore, runPrompts, toResponseRecord, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
+import { answerers, RunStore, runPrompts, toResponseRecord, type AnswererOptions, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
 import { readJsonl } from '../../util/jsonl.js';
 import { writeResponseFile } from '../../formats/responses.js';
 import type { ModelConfig, PipelineConfig, PipelineTask } from '../../formats/pipeline.js';
@@ -53,7 +53,7 @@ export function answerStage(config: PipelineConfig): Stage {
     name: 'answer',
     after: ['prompts', 'annotate'],
     // Concurrency and timeouts change how, not what, is asked.
-    settings: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined, tasks: modelTasks(m, config) })),
+    settings: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined, rate_limit: undefined, tasks: modelTasks(m, config) })),
     async run(ctx): Promise<AnswerStageSummary> {
       const promptsDir = ctx.input('prompts');
       const annotations = join(ctx.input('annotate'), ANNOTATIONS_FILE);
@@ -64,10 +64,17 @@ export function answerStage(config: PipelineConfig): Stage {
         for (const model of config.models) {
           const usesAnnotations = model.kind === 'geometric' || model.kind === 'simulated';
           const settings = generationSettings(model, usesAnnotations ? annotationsSha : undefined);
-          const answerer = await answerers.get(model.kind)({
+          const answererOptions: AnswererOptions = {
             model: model.model ?? model.name, baseUrl: model.base_url, apiKeyEnv: model.api_key_env, timeoutMs: model.timeout_ms,
             temperature: model.temperature ?? 0, maxTokens: model.max_tokens, seed: model.seed, annotations: usesAnnotations ? annotations : undefined,
             boxFormat: model.box_format, grounding: model.grounding, reasoning_error: model.reasoning_error,
+          };
+          const answerer = await answerers.get(model.kind)(answererOptions);
+          // With `queue:` endpoint models are asked by queue workers (baselines stay here: they are instant).
+          const q = config.queue && model.kind === 'openai' ? await import('../../queue/index.js') : undefined;
+          const dispatch = q?.queueDispatch({
+            url: config.queue!.url, resume: true, store, model: model.name, settingsId: store.registerSettings(settings), concurrency: model.concurrency, rateLimit: model.rate_limit,
+            spec: { answerer: model.kind, options: answererOptions, timeoutMs: model.timeout_ms ?? 60_000, retry: {} },
           });
           const tasks = modelTasks(model, config);
           const m: ModelAnswerSummary = { name: model.name, kind: model.kind, tasks, prompts: 0, ok: 0, failed: 0, cached: 0, failures: {} };
@@ -76,7 +83,7 @@ export function answerStage(config: PipelineConfig): Stage {
             for (const task of tasks) {
               const file = join(promptsDir, promptFileFor(model, task));
               const r: RunSummary = await runPrompts({
-                prompts: file, store, answerer, settings, concurrency: model.concurrency, timeoutMs: model.timeout_ms, signal: ctx.signal,
+                prompts: file, store, answerer, settings, concurrency: model.concurrency, timeoutMs: model.timeout_ms, signal: ctx.signal, dispatch,
                 onStart: ({ toSend }) => ctx.progress.start(toSend, `${model.name} ${task} prompts`),
                 onResult: (e) => ctx.progress.tick(1, e.status === 'failed'),
               });

@@ -1,0 +1,105 @@
+/**
+ * `gsr annotate run --queue` against a real redis-server, with worker processes: the output equals a
+ * local run's (COCO, journal records, depth PNGs) after a worker is SIGKILLed mid-run and restarted,
+ * Redis is SIGKILLed and restarted, the other worker is stopped with SIGTERM, and the submitter is
+ * SIGKILLed and re-attached with --resume.
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { annotate, targetsFromManifest } from '../../src/annotate/index.js';
+import { synthesizeDataset } from '../../src/datasets/index.js';
+import { FIXTURE_ANNOTATOR, writeFixtureModels } from '../helpers/annotator-fixtures.js';
+import { redisUnavailable, startRedis, type TestRedis } from '../helpers/redis.js';
+import { gsr, killAll, waitFor, type Proc } from './procs.js';
+
+const skip = redisUnavailable();
+if (skip) console.warn(`queue tests skipped: ${skip}`);
+/** GSR_QUEUE_ACCEPTANCE=1 runs the issue's acceptance size (500 images); npm test runs 48. */
+const IMAGES = process.env.GSR_QUEUE_ACCEPTANCE === '1' ? 500 : 48;
+
+/** Journal records without the header and provenance lines (which carry times and the run's info). */
+function journalRecords(dir: string): string[] {
+  return readFileSync(join(dir, 'journal.jsonl'), 'utf8').trim().split('\n').filter((l) => !l.startsWith('{"type":"header"') && !l.startsWith('{"type":"info"'));
+}
+
+function cocoWithoutInfo(dir: string): unknown {
+  const coco = JSON.parse(readFileSync(join(dir, 'annotations.json'), 'utf8')) as { info: Record<string, unknown> };
+  const { date_created: _d, ...info } = coco.info;
+  return { ...coco, info };
+}
+
+const doneCount = (dir: string) => (existsSync(join(dir, 'journal.jsonl')) ? journalRecords(dir).length : 0);
+
+describe.skipIf(skip !== null)('annotation on the job queue', () => {
+  let redis: TestRedis;
+  let dir: string;
+  beforeAll(async () => {
+    redis = await startRedis();
+    dir = mkdtempSync(join(tmpdir(), 'gsr-qa-'));
+  });
+  afterAll(async () => {
+    await killAll();
+    await redis?.stop();
+  });
+
+  it('equals a local run after a worker kill -9, a Redis restart and a submitter kill -9 + --resume', async () => {
+    const models = join(dir, 'models');
+    writeFixtureModels(models);
+    await synthesizeDataset({ out: join(dir, 'syn'), count: IMAGES, seed: 3, width: 160, height: 120, format: 'png' });
+    const manifest = join(dir, 'syn', 'manifest.jsonl');
+    const local = join(dir, 'local');
+    await annotate({ targets: await targetsFromManifest(manifest), outDir: local, ...FIXTURE_ANNOTATOR, modelsDir: models, device: 'cpu' });
+
+    const out = join(dir, 'queued');
+    const workerArgs = ['worker', 'annotate', '--queue', redis.url, '--models-dir', models, '--device', 'cpu', '--lock-ms', '2000'];
+    const workers: Proc[] = [gsr(workerArgs), gsr(workerArgs)];
+    const submitArgs = ['annotate', 'run', '--manifest', manifest, '--out', out, '--detector', FIXTURE_ANNOTATOR.detector, '--segmenter', FIXTURE_ANNOTATOR.segmenter,
+      '--depth', FIXTURE_ANNOTATOR.depth, '--models-dir', models, '--queue', redis.url, '--shard-size', '4', '--json'];
+    let submitter = gsr(submitArgs);
+
+    // A worker dies at a random point early on and comes back.
+    const killAt = Math.round(IMAGES * (0.1 + 0.2 * Math.random()));
+    console.log(`queue annotate: ${IMAGES} images, worker SIGKILLed after ${killAt} committed, Redis at ${Math.round(IMAGES * 0.45)}, submitter at ${Math.round(IMAGES * 0.6)}`);
+    await waitFor('the first shards', () => doneCount(out) >= killAt, 600_000);
+    workers[0].child.kill('SIGKILL');
+    await workers[0].exited;
+    workers[0] = gsr(workerArgs);
+    // Redis dies (SIGKILL; AOF with fsync per write) and comes back on the same port.
+    await waitFor('more shards', () => doneCount(out) >= Math.round(IMAGES * 0.45), 600_000);
+    await redis.restart();
+    // SIGTERM mid-run: the worker finishes its shard in hand and exits 0.
+    workers[1].child.kill('SIGTERM');
+    expect(await workers[1].exited, workers[1].output()).toBe(0);
+    expect(workers[1].output()).toMatch(/stopping: finishing the jobs in hand[\s\S]*stopped after \d+ jobs/);
+    workers[1] = gsr(workerArgs);
+    // The submitter dies and is re-attached.
+    await waitFor('more shards after the restart', () => doneCount(out) >= Math.round(IMAGES * 0.6), 600_000);
+    submitter.child.kill('SIGKILL');
+    await submitter.exited;
+    const before = doneCount(out);
+    const refused = gsr(submitArgs); // without --resume: refused, the run left alone
+    expect(await refused.exited).toBe(1);
+    expect(refused.output()).toMatch(/has a queued run .* pass --resume/);
+    submitter = gsr([...submitArgs, '--resume']);
+    expect(await submitter.exited, submitter.output()).toBe(0);
+    const summary = JSON.parse(submitter.output().slice(submitter.output().indexOf('{\n')));
+    expect(summary).toMatchObject({ images_total: IMAGES, images_done: IMAGES, images_failed: 0, images_skipped: before });
+
+    expect(journalRecords(out)).toEqual(journalRecords(local));
+    expect(cocoWithoutInfo(out)).toEqual(cocoWithoutInfo(local));
+    const depth = readdirSync(join(local, 'depth')).sort();
+    expect(depth).toHaveLength(IMAGES);
+    expect(readdirSync(join(out, 'depth')).sort()).toEqual(depth);
+    for (const f of depth) expect(readFileSync(join(out, 'depth', f)).equals(readFileSync(join(local, 'depth', f))), f).toBe(true);
+    // The finished run is gone from Redis and from the output folder.
+    expect(existsSync(join(out, '.gsr-queue.json'))).toBe(false);
+    const status = gsr(['queue', 'status', '--queue', redis.url, '--json']);
+    expect(await status.exited).toBe(0);
+    expect(JSON.parse(status.output())).toEqual([]);
+
+    for (const w of workers) w.child.kill('SIGTERM');
+    for (const w of workers) expect(await w.exited).toBe(0);
+  }, 3_600_000);
+});
