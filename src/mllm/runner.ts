@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isBenchPrompt, parseAnyPrompt, type AnyPrompt } from '../formats/prompts.js';
+import { GsrError } from '../util/errors.js';
 import { readJsonl } from '../util/jsonl.js';
 import { StoreBatcher } from './store-batcher.js';
 import { classifyError, DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';

@@ -67,6 +67,19 @@ async function pickRun(redis: Redis, o: WorkerOptions, refused: Set<string>): Pr
   return null;
 }
 
+/**
+ * Closes a worker after its jobs in hand are done. After a Redis restart BullMQ's orderly close can
+ * wait for good on its blocking connection (seen in test/queue/annotate-queue.test.ts); once no job
+ * is in hand and a grace period has passed, a forced close loses nothing.
+ */
+async function closeWorker(worker: Worker, inHand: () => number, graceMs = 5000): Promise<void> {
+  const closing = worker.close().then(() => true);
+  for (let idleFor = 0; idleFor < graceMs; idleFor = inHand() === 0 ? idleFor + 250 : 0) {
+    if (await Promise.race([closing, sleep(250, false)])) return;
+  }
+  await Promise.race([worker.close(true), sleep(graceMs)]);
+}
+
 /** Serves runs until `signal` aborts (or `idleExitMs` passes with nothing to do). Returns jobs done. */
 export async function serveQueue(o: WorkerOptions, processorFor: (run: QueueRun) => Promise<JobProcessor>): Promise<number> {
   const connection = redisOptions(o.url);
@@ -97,12 +110,18 @@ export async function serveQueue(o: WorkerOptions, processorFor: (run: QueueRun)
         continue;
       }
       let jobs = 0;
+      let inHand = 0;
       const worker = new Worker(
         run.queue,
         async (job: Job) => {
-          const result = await processor.process(job, hard.signal);
-          jobs++;
-          return result;
+          inHand++;
+          try {
+            const result = await processor.process(job, hard.signal);
+            jobs++;
+            return result;
+          } finally {
+            inHand--;
+          }
         },
         { connection: connection as ConnectionOptions, prefix: KEY_PREFIX, concurrency: o.concurrency, lockDuration: lockMs, stalledInterval: Math.max(1000, Math.round(lockMs / 2)), maxStalledCount: 10 },
       );
@@ -119,7 +138,7 @@ export async function serveQueue(o: WorkerOptions, processorFor: (run: QueueRun)
           idlePolls = gone || (await openJobs(queue)) === 0 ? idlePolls + 1 : 0;
         }
       } finally {
-        await worker.close();
+        await closeWorker(worker, () => inHand);
         await queue.close();
         await processor.close();
       }

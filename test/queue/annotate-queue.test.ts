@@ -101,5 +101,5 @@ describe.skipIf(skip !== null)('annotation on the job queue', () => {
 
     for (const w of workers) w.child.kill('SIGTERM');
     for (const w of workers) expect(await w.exited).toBe(0);
-  }, 3_600_000);
+  }, IMAGES > 100 ? 3_600_000 : 480_000);
 });
