@@ -14,9 +14,11 @@ import { choiceParam, loadGraph, manifestFor, numberParam } from '../load.js';
 import { modelFilePath } from '../manifest.js';
 import { clipBox } from '../../geometry/boxes.js';
 import { prepareGroundingDino, type PreparedImage } from '../preprocess.js';
+import { Ahead } from '../ahead.js';
 import { Float32Pool } from '../tensor-pool.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
 import type { Detection, Detector, ModelLoadOptions, RgbImage } from '../types.js';
+import { timeStage, timeStageAsync } from '../../util/stage-clock.js';
 
 export const GROUNDING_DINO_ID = 'grounding-dino-tiny';
 
@@ -155,6 +157,10 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
   // Pre-process each image once, whatever the number of phrases asked about it.
   let last: { image: RgbImage; prepared: PreparedImage; pixels: ort.Tensor; mask: ort.Tensor } | undefined;
   const inputs = new Float32Pool();
+  const ahead = new Ahead(
+    (image: RgbImage) => timeStageAsync(`pre:${GROUNDING_DINO_ID}`, () => prepareGroundingDino(image, inputs)),
+    (p) => inputs.give(p.data),
+  );
   // The all-ones pixel mask depends only on the tensor size: made once per size, not per image.
   let mask: { h: number; w: number; tensor: ort.Tensor } | undefined;
 
@@ -162,17 +168,18 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
     id: GROUNDING_DINO_ID,
     device: graph.opened.device,
     provenance: { settings: { score_tokens: decoding.scoreTokens, clamp: decoding.clamp } },
+    prefetch: (image: RgbImage) => ahead.start(image),
     async detect(image: RgbImage, phrase: string): Promise<Detection[]> {
       if (last?.image !== image) {
         if (last) inputs.give(last.prepared.data);
         last = undefined;
-        const prepared = await prepareGroundingDino(image, inputs);
+        const prepared = await ahead.take(image);
         const [h, w] = prepared.tensorSize;
         const pixels = new ort.Tensor('float32', prepared.data, [1, 3, h, w]);
         if (mask?.h !== h || mask.w !== w) mask = { h, w, tensor: new ort.Tensor('int64', new BigInt64Array(h * w).fill(1n), [1, h, w]) };
         last = { image, prepared, pixels, mask: mask.tensor };
       }
-      const tok = tokenisePhrase(tokenizer, phrase);
+      const tok = timeStage(`pre:${GROUNDING_DINO_ID}`, () => tokenisePhrase(tokenizer, phrase));
       if (tok.phrasePositions.length === 0) throw new GsrError(`${GROUNDING_DINO_ID}: phrase "${phrase}" has no tokens`);
       const n = tok.ids.length;
       const out = await runSession(
@@ -189,24 +196,27 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
       const logits = out.logits!;
       const [, queries, textLen] = logits.dims as number[];
       const [height, width] = last.prepared.original;
-      const dets = decodeGroundingDino(
-        logits.data as Float32Array,
-        out.pred_boxes!.data as Float32Array,
-        queries!,
-        textLen!,
-        { length: n, phrasePositions: tok.phrasePositions },
-        normalisePhrase(phrase),
-        width,
-        height,
-        th,
-        decoding,
-      );
-      return dets.slice(0, maxBoxes).map(({ textPositions, query: _query, ...d }) => ({
-        ...d,
-        textLabel: decodeTokens(tokenizer, textPositions.map((p) => tok.ids[p]!)),
-      }));
+      return timeStage(`post:${GROUNDING_DINO_ID}`, () => {
+        const dets = decodeGroundingDino(
+          logits.data as Float32Array,
+          out.pred_boxes!.data as Float32Array,
+          queries!,
+          textLen!,
+          { length: n, phrasePositions: tok.phrasePositions },
+          normalisePhrase(phrase),
+          width,
+          height,
+          th,
+          decoding,
+        );
+        return dets.slice(0, maxBoxes).map(({ textPositions, query: _query, ...d }) => ({
+          ...d,
+          textLabel: decodeTokens(tokenizer, textPositions.map((p) => tok.ids[p]!)),
+        }));
+      });
     },
     async dispose() {
+      ahead.clear();
       last = undefined;
       mask = undefined;
       await releaseSession(graph.opened);
