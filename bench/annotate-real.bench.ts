@@ -74,10 +74,17 @@ function judged(p: Parity): Parity {
   return { ...p, agree: within && p.problems.length === 0 };
 }
 
+/** GroundingDINO's traced input size (bench/real_models.py, GD_PAD), which both pipelines pad to. */
+function gdPad(modelsDir: string): [number, number] {
+  const s = (JSON.parse(readFileSync(join(modelsDir, 'grounding-dino-tiny', 'built.json'), 'utf8')) as { input_size: { height: number; width: number } }).input_size;
+  return [s.height, s.width];
+}
+
 function job(targets: AnnotateTarget[], models: Record<string, string | null>, modelsDir: string, threads: number, outDir: string, path: string): string {
   mkdirSync(outDir, { recursive: true });
   const photos = targets.map((t) => ({ id: t.itemId, stem: fileStemForId(t.itemId), path: t.imagePath, objects: t.objects }));
-  writeFileSync(path, JSON.stringify({ ...models, models_dir: modelsDir, threads, out_dir: outDir, box_threshold: 0.35, text_threshold: 0.25, photos }));
+  const gd_pad = gdPad(modelsDir);
+  writeFileSync(path, JSON.stringify({ ...models, models_dir: modelsDir, threads, out_dir: outDir, box_threshold: 0.35, text_threshold: 0.25, gd_pad, photos }));
   return path;
 }
 
@@ -112,7 +119,8 @@ export default async function bench() {
     const photos = all.slice(0, Number(a.photos));
     writeFileSync(manifest, readFileSync(manifest, 'utf8').trim().split('\n').slice(0, photos.length).join('\n') + '\n');
     const models = { detector: 'grounding-dino-tiny', segmenter: 'sam-vit-base', depth: 'depth-anything-v2-small' };
-    const base = { mode: 'annotate', manifest, modelsDir, device, threads, ...models };
+    const pad = gdPad(modelsDir);
+    const base = { mode: 'annotate', manifest, modelsDir, device, threads, ...models, params: { pad_size: `${pad[0]}x${pad[1]}` } };
     const result: Record<string, unknown> = {
       photos: photos.length,
       threads,

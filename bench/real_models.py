@@ -43,6 +43,12 @@ import make_parity_reference as parity  # noqa: E402  (shared export helpers and
 SEED = 0
 DEFAULT_OUT = os.path.join(REPO, '.cache', 'real-models')
 TOKENIZER_DIR = os.path.join(REPO, 'test', 'fixtures', 'perception', 'parity', 'tokenizer')
+# GroundingDINO's ONNX graph holds only for the image size it was traced at: torch 2.13's exporter
+# freezes the feature-map sizes (`spatial_shapes` from a Python list, Swin's padding decisions). So
+# every image is padded (zeros, pixel_mask 0) to this size, which holds any 800-short-side resize
+# up to 1333 wide, in gsr (GroundingDINO `pad_size` parameter) and in the reference (the processor's
+# `pad_size`) alike; the text side stays dynamic.
+GD_PAD = (800, 1333)
 MODELS = ['sam-vit-base', 'depth-anything-v2-small', 'zoedepth-nyu-kitti', 'grounding-dino-tiny']
 
 
@@ -104,7 +110,14 @@ def make_model(model_id):
         'zoedepth-nyu-kitti': (ZoeDepthForDepthEstimation, zoedepth_config),
         'grounding-dino-tiny': (GroundingDinoForObjectDetection, grounding_dino_config),
     }[model_id]
-    return cls(cfg()).eval()
+    model = cls(cfg()).eval()
+    if model_id == 'grounding-dino-tiny':
+        # Transformers' initialisation gives text-box logits of +-30, whose float32 sigmoid is exactly
+        # 1.0 for many boxes at once, so "the best box" would be a tie. The decoder's output LayerNorm
+        # (which feeds only the class and box heads) is scaled to 0.1 to bring the logits to +-3.
+        with torch.no_grad():
+            model.model.decoder.layer_norm.weight.mul_(0.1)
+    return model
 
 
 def load_model(out, model_id):
@@ -164,15 +177,17 @@ def patch_grounding_dino():
     original = mg.generate_masks_with_special_tokens_and_transfer_map
 
     def masks(input_ids):
-        b, n = input_ids.shape
+        # Sizes stay tensors (no Python ints), so the traced graph holds for any text length.
         special = traceable_isin(input_ids, torch.tensor(mg.SPECIAL_TOKENS))
-        idx = torch.arange(n, device=input_ids.device).unsqueeze(0).expand(b, -1)
+        idx = torch.cumsum(torch.ones_like(input_ids), 1) - 1
+        n = idx[:, -1:] + 1  # [b, 1]
         at_or_before = idx.unsqueeze(1) <= idx.unsqueeze(2)  # [b, i, j]: j <= i
         same = idx.unsqueeze(1) == idx.unsqueeze(2)
-        prev = torch.where(special, idx, torch.full_like(idx, -1)).unsqueeze(1).expand(b, n, n)
-        prev_special = torch.where(at_or_before, prev, torch.full_like(prev, -1)).amax(-1)
-        nxt = torch.where(special, idx, torch.full_like(idx, n)).unsqueeze(1).expand(b, n, n)
-        next_special = torch.where(~at_or_before | same, nxt, torch.full_like(nxt, n)).amin(-1)
+        zeros = 0 * same  # [b, n, n] int64, to broadcast rows without Python sizes
+        prev = torch.where(special, idx, -torch.ones_like(idx)).unsqueeze(1) + zeros
+        prev_special = torch.where(at_or_before, prev, -torch.ones_like(prev)).amax(-1)
+        nxt = torch.where(special, idx, n.expand_as(idx)).unsqueeze(1) + zeros
+        next_special = torch.where(~at_or_before | same, nxt, n.unsqueeze(2) + zeros).amin(-1)
         valid = (next_special != 0) & (next_special != n - 1) & (next_special != n)
         attention = same | ((next_special.unsqueeze(2) == next_special.unsqueeze(1)) & valid.unsqueeze(1))
         position_ids = torch.where(valid, idx - prev_special - 1, torch.zeros_like(idx)).clamp(min=0).to(torch.long)
@@ -295,12 +310,18 @@ def build(out, model_id):
         path = os.path.join(folder, 'model.onnx')
         names = ['input_ids', 'token_type_ids', 'attention_mask', 'pixel_values', 'pixel_mask']
         seq = {0: 'batch_size', 1: 'sequence_length'}
-        axes = {'input_ids': seq, 'token_type_ids': seq, 'attention_mask': seq,
-                'pixel_values': {0: 'batch_size', 2: 'height', 3: 'width'}, 'pixel_mask': {0: 'batch_size', 1: 'height', 2: 'width'}}
-        args = lambda n, h, w: (*text_inputs(n), rand(1, 3, h, w), torch.ones(1, h, w, dtype=torch.long))  # noqa: E731
-        export(GroundingDino(model), args(4, 800, 1064), path, names, ['logits', 'pred_boxes'], axes)
+        # The image side is traced at one padded size (GD_PAD): see GD_PAD.
+        axes = {'input_ids': seq, 'token_type_ids': seq, 'attention_mask': seq}
+        h, w = GD_PAD
+
+        def args(n, valid_w):
+            mask = torch.zeros(1, h, w, dtype=torch.long)
+            mask[:, :, :valid_w] = 1
+            return (*text_inputs(n), rand(1, 3, h, w) * mask[:, None], mask)
+        export(GroundingDino(model), args(4, 1069), path, names, ['logits', 'pred_boxes'], axes)
         undo()
-        record['check'] = [check(path, GroundingDino(fresh()), [args(6, 800, 1200), args(5, 736, 800)], names, 1e-3)]
+        record['check'] = [check(path, GroundingDino(fresh()), [args(6, 1064), args(5, 1000)], names, 1e-3)]
+        record['input_size'] = {'height': h, 'width': w}
         for f in ('tokenizer.json', 'tokenizer_config.json'):
             with open(os.path.join(TOKENIZER_DIR, f)) as src, open(os.path.join(folder, f), 'w') as dst:
                 dst.write(src.read())

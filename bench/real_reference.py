@@ -130,7 +130,9 @@ class Pipeline:
         w, h = img.width, img.height
         picks = []
         if self.detector:
-            pixels = c('pre:grounding-dino-tiny', self.gd_proc.image_processor, images=img, return_tensors='pt')
+            pad = self.job.get('gd_pad')  # the export's traced size (bench/real_models.py, GD_PAD)
+            kw = {'pad_size': {'height': pad[0], 'width': pad[1]}} if pad else {}
+            pixels = c('pre:grounding-dino-tiny', self.gd_proc.image_processor, images=img, return_tensors='pt', **kw)
             by_phrase, taken = {}, []
             for obj in item['objects']:
                 if obj['phrase'] not in by_phrase:

@@ -12,6 +12,7 @@ import { targetsFromImages, type AnnotateTarget } from '../../src/annotate/targe
 import type { CocoFile } from '../../src/formats/coco.js';
 import { decodeDepthPng } from '../../src/formats/depth-png.js';
 import { Ahead } from '../../src/perception/ahead.js';
+import { padPixels, parsePadSize } from '../../src/perception/models/grounding-dino.js';
 import { precisionPath } from '../../src/perception/manifest.js';
 import { ortOptions } from '../../src/perception/runtime.js';
 import type { RgbImage } from '../../src/perception/types.js';
@@ -38,6 +39,21 @@ describe('session options and precision (pure)', () => {
     expect(precisionPath('/m/sam/vision_encoder.onnx', 'fp32')).toBe('/m/sam/vision_encoder.onnx');
     expect(precisionPath('/m/sam/vision_encoder.onnx', undefined)).toBe('/m/sam/vision_encoder.onnx');
     expect(precisionPath('/m/gd/tokenizer.json', 'int8')).toBe('/m/gd/tokenizer.json');
+  });
+});
+
+describe('GroundingDINO pad_size', () => {
+  it('pads the tensor bottom/right with zeros and masks the padding; off by default', () => {
+    expect(parsePadSize(undefined)).toBeNull();
+    expect(parsePadSize('none')).toBeNull();
+    expect(parsePadSize('800x1333')).toEqual([800, 1333]);
+    expect(() => parsePadSize('800')).toThrow(/^parameter pad_size must be HxW \(e\.g\. 800x1333\) or none, got "800"$/);
+    const data = Float32Array.from({ length: 3 * 2 * 2 }, (_, i) => i + 1);
+    const p = padPixels(data, 2, 2, 3, 4);
+    expect(Array.from(p.data.subarray(0, 12))).toEqual([1, 2, 0, 0, 3, 4, 0, 0, 0, 0, 0, 0]);
+    expect(Array.from(p.data.subarray(24, 30))).toEqual([9, 10, 0, 0, 11, 12]);
+    expect(Array.from(p.mask, Number)).toEqual([1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0]);
+    expect(() => padPixels(data, 2, 2, 1, 4)).toThrow(/larger than pad_size 1x4/);
   });
 });
 

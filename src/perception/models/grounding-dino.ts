@@ -136,6 +136,28 @@ export function decodeGroundingDino(
   return out.sort((a, b) => b.score - a.score);
 }
 
+/**
+ * The `pad_size` parameter, "HxW" (e.g. "800x1333"): pad every image's tensor bottom/right with
+ * zeros to that size, with `pixel_mask` 0 on the padding, as the Transformers processor's own
+ * `pad_size` does. For exports traced at one image size (bench/real_models.py); off by default.
+ */
+export function parsePadSize(value: number | string | undefined): [number, number] | null {
+  if (value === undefined || value === 'none') return null;
+  const m = /^(\d+)x(\d+)$/.exec(String(value));
+  if (!m) throw new GsrError(`parameter pad_size must be HxW (e.g. 800x1333) or none, got "${value}"`);
+  return [Number(m[1]), Number(m[2])];
+}
+
+/** The [3, h, w] tensor zero-padded bottom/right to [3, ph, pw], and its pixel mask. Pure. */
+export function padPixels(data: Float32Array, h: number, w: number, ph: number, pw: number): { data: Float32Array; mask: BigInt64Array } {
+  if (h > ph || w > pw) throw new GsrError(`${GROUNDING_DINO_ID}: image tensor ${h}x${w} is larger than pad_size ${ph}x${pw}`);
+  const out = new Float32Array(3 * ph * pw);
+  for (let c = 0; c < 3; c++) for (let y = 0; y < h; y++) out.set(data.subarray((c * h + y) * w, (c * h + y + 1) * w), (c * ph + y) * pw);
+  const mask = new BigInt64Array(ph * pw);
+  for (let y = 0; y < h; y++) mask.fill(1n, y * pw, y * pw + w);
+  return { data: out, mask };
+}
+
 const int64 = (values: number[], dims: number[]) => new ort.Tensor('int64', BigInt64Array.from(values, (v) => BigInt(v)), dims);
 
 /**
@@ -152,6 +174,7 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
     scoreTokens: choiceParam(opts, 'score_tokens', ['all', 'phrase']),
     clamp: choiceParam(opts, 'clamp', ['none', 'image']),
   };
+  const pad = parsePadSize(opts.params?.pad_size);
   const tokenizer = loadTokenizer(modelFilePath(manifest, 'tokenizer', opts.modelsDir, opts.files));
   const graph = await loadGraph(manifest, 'model', opts);
   // Pre-process each image once, whatever the number of phrases asked about it.
@@ -167,7 +190,7 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
   return {
     id: GROUNDING_DINO_ID,
     device: graph.opened.device,
-    provenance: { settings: { score_tokens: decoding.scoreTokens, clamp: decoding.clamp } },
+    provenance: { settings: { score_tokens: decoding.scoreTokens, clamp: decoding.clamp, ...(pad ? { pad_size: `${pad[0]}x${pad[1]}` } : {}) } },
     prefetch: (image: RgbImage) => ahead.start(image),
     async detect(image: RgbImage, phrase: string): Promise<Detection[]> {
       if (last?.image !== image) {
@@ -175,9 +198,15 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
         last = undefined;
         const prepared = await ahead.take(image);
         const [h, w] = prepared.tensorSize;
-        const pixels = new ort.Tensor('float32', prepared.data, [1, 3, h, w]);
-        if (mask?.h !== h || mask.w !== w) mask = { h, w, tensor: new ort.Tensor('int64', new BigInt64Array(h * w).fill(1n), [1, h, w]) };
-        last = { image, prepared, pixels, mask: mask.tensor };
+        if (pad) {
+          const padded = timeStage(`pre:${GROUNDING_DINO_ID}`, () => padPixels(prepared.data, h, w, pad[0], pad[1]));
+          const pixels = new ort.Tensor('float32', padded.data, [1, 3, pad[0], pad[1]]);
+          last = { image, prepared, pixels, mask: new ort.Tensor('int64', padded.mask, [1, pad[0], pad[1]]) };
+        } else {
+          const pixels = new ort.Tensor('float32', prepared.data, [1, 3, h, w]);
+          if (mask?.h !== h || mask.w !== w) mask = { h, w, tensor: new ort.Tensor('int64', new BigInt64Array(h * w).fill(1n), [1, h, w]) };
+          last = { image, prepared, pixels, mask: mask.tensor };
+        }
       }
       const tok = timeStage(`pre:${GROUNDING_DINO_ID}`, () => tokenisePhrase(tokenizer, phrase));
       if (tok.phrasePositions.length === 0) throw new GsrError(`${GROUNDING_DINO_ID}: phrase "${phrase}" has no tokens`);
