@@ -84,7 +84,7 @@ describe('Ahead (pre-processing started before its turn)', () => {
     expect(dropped).toEqual([1]);
     ahead.clear();
     await new Promise((r) => setTimeout(r, 0));
-    expect(dropped.sort()).toEqual([1, 2, 3]);
+    expect(dropped.sort((x, y) => x - y)).toEqual([1, 2, 3]);
   });
 });
 
