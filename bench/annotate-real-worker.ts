@@ -43,8 +43,9 @@ if (cfg.mode === 'annotate') {
     objects_found: s.objects_found,
     objects_not_found: s.objects_not_found,
     load_seconds: s.load_seconds,
-    loop_seconds: r3(s.images_processed / s.images_per_second),
-    images_per_second: s.images_per_second,
+    // The summary's images/s has 2 decimals, which reads 0 below 0.005/s; wall minus loading instead.
+    loop_seconds: r3(s.seconds - s.load_seconds),
+    images_per_second: Math.round((s.images_processed / (s.seconds - s.load_seconds)) * 1e4) / 1e4,
     device: s.device,
   };
 } else {
