@@ -1,6 +1,7 @@
 /**
  * Runs every bench/*.bench.ts (or those named on the command line) and writes each one's figures
- * as JSON to bench/results/<name>.json. A bench module's default export returns its figures.
+ * as JSON to bench/results/<name>.json. A bench module's default export returns its figures; flags
+ * (`--x`) stay in process.argv for the bench to read. Benches in EXPLICIT run only when named in full.
  */
 import { readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -9,10 +10,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const wanted = process.argv.slice(2);
+// Minutes long and needing `npm run bench:models` first: never part of a run of all or of a prefix.
+const EXPLICIT = new Set(['annotate-real']);
+const wanted = process.argv.slice(2).filter((w) => !w.startsWith('-') && !/^\d+$/.test(w));
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
-  .filter((f) => wanted.length === 0 || wanted.some((w) => f.startsWith(w)))
+  .filter((f) => {
+    const name = basename(f, '.bench.ts');
+    if (EXPLICIT.has(name)) return wanted.includes(name);
+    return wanted.length === 0 || wanted.some((w) => f.startsWith(w));
+  })
   .sort();
 const outDir = join(here, 'results');
 await mkdir(outDir, { recursive: true });

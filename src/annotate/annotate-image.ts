@@ -8,6 +8,7 @@ import { boxArea, boxIou, clipBox, orderCorners, type Box } from '../geometry/bo
 import { rleEncode } from '../geometry/rle.js';
 import type { DepthEstimator, DepthMap, Detection, Detector, RgbImage, Segmenter } from '../perception/types.js';
 import { writeFileAtomic } from '../util/fs.js';
+import { timeStage, timeStageAsync } from '../util/stage-clock.js';
 import type { CocoAnnotation, CocoImage } from '../formats/coco.js';
 import { encodeDepthPng } from '../formats/depth-png.js';
 import { regionDepthStats } from '../geometry/depth-stats.js';
@@ -108,16 +109,18 @@ export async function annotateImage(
       if (seg.mask.length !== width * height) {
         throw new Error(`segmenter ${models.segmenter.id} returned a mask of ${seg.mask.length} pixels, expected ${width}x${height}`);
       }
-      mask = seg.mask;
-      const rle = rleEncode(mask, height, width);
-      ann.segmentation = rle;
-      let area = 0;
-      for (let i = 0; i < mask.length; i++) if (mask[i]) area++;
-      ann.area = area;
+      const m = (mask = seg.mask);
+      timeStage('post:annotate', () => {
+        ann.segmentation = rleEncode(m, height, width);
+        let area = 0;
+        for (let i = 0; i < m.length; i++) if (m[i]) area++;
+        ann.area = area;
+      });
       ann.mask_score = seg.score;
     }
     if (depth) {
-      const stats = regionDepthStats(depth.data, width, height, depth.unit, { mask, box });
+      const d = depth;
+      const stats = timeStage('post:annotate', () => regionDepthStats(d.data, width, height, d.unit, { mask, box }));
       if (stats) ann.depth = stats;
     }
     if (pick.others.length > 0) {
@@ -133,16 +136,18 @@ export async function annotateImage(
   if (target.split !== undefined) imageRecord.split = target.split;
   const missing = picks.filter((p) => p.chosen === null).map((p) => ({ role: p.role, phrase: p.phrase, reason: p.reason! }));
   if (missing.length > 0) imageRecord.missing = missing;
-  if (depth) {
-    const { png, scale } = await encodeDepthPng(depth);
-    imageRecord.depth_file = `depth/${stem}.png`;
-    imageRecord.depth_scale = scale;
-    await writeFileAtomic(join(options.outDir, imageRecord.depth_file), png);
-  }
-  if (options.overlays) {
-    imageRecord.overlay_file = `overlays/${stem}.png`;
-    await writeFileAtomic(join(options.outDir, imageRecord.overlay_file), await renderOverlayPng(image, overlayObjects, depth));
-  }
+  await timeStageAsync('write', async () => {
+    if (depth) {
+      const { png, scale } = await encodeDepthPng(depth);
+      imageRecord.depth_file = `depth/${stem}.png`;
+      imageRecord.depth_scale = scale;
+      await writeFileAtomic(join(options.outDir, imageRecord.depth_file), png);
+    }
+    if (options.overlays) {
+      imageRecord.overlay_file = `overlays/${stem}.png`;
+      await writeFileAtomic(join(options.outDir, imageRecord.overlay_file), await renderOverlayPng(image, overlayObjects, depth));
+    }
+  });
   return {
     type: 'done',
     item_id: target.itemId,

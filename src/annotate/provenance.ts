@@ -4,7 +4,7 @@
  * matches the manifest, plus the thresholds in effect (manifest defaults overridden by parameters).
  */
 import { existsSync } from 'node:fs';
-import { getManifest, modelFilePath } from '../perception/manifest.js';
+import { getManifest, modelFilePath, precisionPath } from '../perception/manifest.js';
 import { sha256File } from '../util/hash.js';
 import type { ModelLoadOptions } from '../perception/types.js';
 
@@ -27,7 +27,7 @@ const THRESHOLD_KEY = /threshold|iou/i;
 export async function describeModel(
   id: string,
   task: string,
-  opts: Pick<ModelLoadOptions, 'modelsDir' | 'files' | 'params'>,
+  opts: Pick<ModelLoadOptions, 'modelsDir' | 'files' | 'params' | 'precision'>,
 ): Promise<{ record: ModelRecord; thresholds: Record<string, number> }> {
   let manifest;
   try {
@@ -37,10 +37,12 @@ export async function describeModel(
   }
   const files: NonNullable<ModelRecord['files']> = [];
   for (const f of manifest.files) {
-    const path = modelFilePath(manifest, f.role, opts.modelsDir, opts.files);
+    const path = precisionPath(modelFilePath(manifest, f.role, opts.modelsDir, opts.files), opts.precision);
     if (!existsSync(path)) continue;
     const sha256 = await sha256File(path);
-    files.push({ role: f.role, path, sha256, matches_manifest: f.sha256 === null ? null : f.sha256 === sha256 });
+    // The manifest's hashes are the fp32 files'; an int8 file has none to match.
+    const listed = opts.precision === 'int8' && path.endsWith('.int8.onnx') ? null : f.sha256;
+    files.push({ role: f.role, path, sha256, matches_manifest: listed === null ? null : listed === sha256 });
   }
   const thresholds: Record<string, number> = {};
   for (const [k, v] of Object.entries(manifest.postprocess)) {

@@ -11,7 +11,8 @@ import { readConfined } from '../util/confined.js';
 import { lockOutputFolder } from '../util/lock.js';
 import { cudaProviderInstalled } from '../perception/runtime.js';
 import { depthEstimators, detectors, segmenters } from '../perception/registry.js';
-import type { Device, ModelLoadOptions, PluginProvenance, RgbImage } from '../perception/types.js';
+import type { Device, ModelLoadOptions, PluginProvenance, Precision, RgbImage, SessionTuning } from '../perception/types.js';
+import { timeStage, timeStageAsync } from '../util/stage-clock.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
 import { VERSION } from '../util/version.js';
@@ -35,12 +36,21 @@ export interface AnnotateOptions {
   modelsDir: string;
   device: Device;
   threads?: number;
+  /** Model file variant: fp32 (default) or int8 (`<stem>.int8.onnx`, docs/perception.md). */
+  precision?: Precision;
+  /** onnxruntime session settings (docs/perception.md, "Speed"). */
+  session?: SessionTuning;
   /** Port parameters (thresholds etc.), passed to every model and recorded in `info.thresholds`. */
   params?: Record<string, number | string>;
   /** Explicit model files by role, passed to the model factories. */
   files?: ModelLoadOptions['files'];
   /** Images decoded ahead of the models (default 2). */
   batch?: number;
+  /**
+   * Hand each image to the models' `prefetch` as soon as it is decoded, so its pre-processing runs
+   * during the previous image's inference (default true; docs/perception.md, "Speed").
+   */
+  prefetch?: boolean;
   overlays?: boolean;
   /** Discard an existing journal in `outDir` and start over. */
   restart?: boolean;
@@ -65,7 +75,7 @@ export interface AnnotateOptions {
 }
 
 /** What loads the models and is recorded in `info`. */
-export type ModelSettings = Pick<AnnotateOptions, 'modelsDir' | 'device' | 'threads' | 'params' | 'files' | 'detector' | 'segmenter' | 'depth'>;
+export type ModelSettings = Pick<AnnotateOptions, 'modelsDir' | 'device' | 'threads' | 'precision' | 'session' | 'params' | 'files' | 'detector' | 'segmenter' | 'depth'>;
 
 export interface AnnotateRunSummary extends AnnotateSummary {
   images_total: number;
@@ -85,7 +95,11 @@ export interface AnnotateRunSummary extends AnnotateSummary {
 }
 
 /** Decodes a target's image; a manifest item's image is read only when its real path stays inside its root. */
-export async function readTargetImage(target: AnnotateTarget): Promise<RgbImage> {
+export function readTargetImage(target: AnnotateTarget): Promise<RgbImage> {
+  return timeStageAsync('decode', () => readTargetImageUntimed(target));
+}
+
+async function readTargetImageUntimed(target: AnnotateTarget): Promise<RgbImage> {
   if (target.root === undefined) return loadImage(target.imagePath, target.fileName);
   let bytes: Buffer;
   try {
@@ -102,7 +116,15 @@ function provenanceOf(model: object | undefined): PluginProvenance {
 }
 
 export async function loadModels(o: ModelSettings): Promise<PerceptionModels> {
-  const load: ModelLoadOptions = { modelsDir: o.modelsDir, device: o.device, threads: o.threads, params: o.params, files: o.files };
+  const load: ModelLoadOptions = {
+    modelsDir: o.modelsDir,
+    device: o.device,
+    threads: o.threads,
+    precision: o.precision,
+    session: o.session,
+    params: o.params,
+    files: o.files,
+  };
   const models: PerceptionModels = { detector: await detectors.get(o.detector)(load) };
   try {
     if (o.segmenter) models.segmenter = await segmenters.get(o.segmenter)(load);
@@ -112,6 +134,17 @@ export async function loadModels(o: ModelSettings): Promise<PerceptionModels> {
     throw err;
   }
   return models;
+}
+
+/** Starts every model's pre-processing of `image` (pipelining); a failure surfaces on its turn. */
+function prefetchAll(models: PerceptionModels, image: RgbImage): void {
+  try {
+    models.detector.prefetch?.(image);
+    models.segmenter?.prefetch?.(image);
+    models.depth?.prefetch?.(image);
+  } catch {
+    // The same call fails again, and is recorded, when the image's turn comes.
+  }
 }
 
 export async function disposeModels(models: Partial<PerceptionModels>): Promise<void> {
@@ -140,6 +173,7 @@ export async function buildInfo(o: ModelSettings, created: string, models: Perce
     const p = provenanceOf(model);
     if (p.sha256 !== undefined) described.record.sha256 = p.sha256;
     if (p.settings) described.record.settings = p.settings;
+    if (o.precision === 'int8') described.record.settings = { ...described.record.settings, precision: 'int8' };
     list.push(described.record);
     Object.assign(thresholds, described.thresholds);
     Object.assign(pluginThresholds, p.thresholds ?? {});
@@ -198,6 +232,7 @@ async function annotateLocally(todo: AnnotateTarget[], o: AnnotateOptions, sink:
         const target = todo[next++];
         const image = readTargetImage(target);
         image.catch(() => undefined); // handled when its turn comes
+        if (o.prefetch !== false) void image.then((img) => prefetchAll(models, img), () => undefined);
         queue.push({ target, image });
       }
     };
@@ -227,7 +262,14 @@ export async function annotate(o: AnnotateOptions): Promise<AnnotateRunSummary> 
 
 async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary> {
   const started = Date.now();
-  const settings = { detector: o.detector, segmenter: o.segmenter ?? null, depth: o.depth ?? null, params: o.params ?? {} };
+  // Precision is recorded only when not the default, so journals of earlier fp32 runs still resume.
+  const settings = {
+    detector: o.detector,
+    segmenter: o.segmenter ?? null,
+    depth: o.depth ?? null,
+    params: o.params ?? {},
+    ...(o.precision === 'int8' ? { precision: 'int8' } : {}),
+  };
   const journal = await openJournal(join(o.outDir, JOURNAL_FILE), settings, { restart: o.restart });
   const annotationsPath = join(o.outDir, ANNOTATIONS_FILE);
   const isFinished = (t: AnnotateTarget) => {
@@ -247,7 +289,7 @@ async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary>
       loopStarted = Date.now();
     },
     async entry(entry) {
-      journal.append(entry);
+      timeStage('write', () => journal.append(entry));
       processed++;
       o.progress?.tick(1, entry.type === 'failed');
       if (Date.now() - lastRebuild >= (o.rebuildEveryMs ?? 60_000)) {

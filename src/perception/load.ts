@@ -1,7 +1,8 @@
 /** Opening a port's ONNX files: manifest lookup, file resolution, session, contract check. */
+import { existsSync } from 'node:fs';
 import { GsrError } from '../util/errors.js';
 import { contractProblems } from './contract.js';
-import { getManifest, modelFilePath, type ModelManifest } from './manifest.js';
+import { getManifest, modelFilePath, precisionPath, type ModelManifest } from './manifest.js';
 import { openSession, releaseSession, type OpenedSession } from './runtime.js';
 import type { ModelLoadOptions } from './types.js';
 
@@ -16,8 +17,11 @@ export interface LoadedGraph {
  * wrong file fails at load time with a clear message instead of mid-run.
  */
 export async function loadGraph(manifest: ModelManifest, role: string, opts: ModelLoadOptions): Promise<LoadedGraph> {
-  const path = modelFilePath(manifest, role, opts.modelsDir, opts.files);
-  const opened = await openSession(path, { device: opts.device, threads: opts.threads });
+  const path = precisionPath(modelFilePath(manifest, role, opts.modelsDir, opts.files), opts.precision);
+  if (opts.precision === 'int8' && !existsSync(path)) {
+    throw new GsrError(`--precision int8: ${path} not found (make it with onnxruntime's quantize_dynamic; docs/perception.md, "Speed")`);
+  }
+  const opened = await openSession(path, { device: opts.device, threads: opts.threads, tuning: opts.session });
   const contract = manifest.contract[role];
   if (contract) {
     const problems = contractProblems(opened.session, contract);

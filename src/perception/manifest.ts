@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { GsrError } from '../util/errors.js';
 import { readJsonFile } from '../util/jsonl.js';
+import type { Precision } from './types.js';
 
 const dim = z.union([z.number().int().nonnegative(), z.string().min(1)]);
 
@@ -110,6 +111,15 @@ export function modelDownloadPath(manifest: ModelManifest, role: string, modelsD
   const file = manifest.files.find((f) => f.role === role);
   if (!file) throw new GsrError(`model "${manifest.id}" has no "${role}" file in its manifest`);
   return join(modelFolder(modelsDir, manifest.id), file.path);
+}
+
+/**
+ * The file of `precision` for a resolved model file: int8 is `<stem>.int8.onnx` beside an `.onnx`
+ * file (made by onnxruntime's dynamic quantization, `npm run bench:models`); other files (a
+ * tokenizer) and fp32 are unchanged. Pure.
+ */
+export function precisionPath(path: string, precision: Precision | undefined): string {
+  return precision === 'int8' && path.endsWith('.onnx') ? `${path.slice(0, -'.onnx'.length)}.int8.onnx` : path;
 }
 
 /**

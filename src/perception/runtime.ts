@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { notice } from '../util/log.js';
-import type { Device } from './types.js';
+import { timeStageAsync } from '../util/stage-clock.js';
+import type { Device, SessionTuning } from './types.js';
 
 export type Session = ort.InferenceSession;
 export { ort };
@@ -17,6 +18,7 @@ export interface SessionOptions {
   device: Device;
   /** Intra-op threads; 0 or absent lets onnxruntime choose. */
   threads?: number;
+  tuning?: SessionTuning;
 }
 
 /** A session plus the device it really runs on. */
@@ -33,9 +35,17 @@ interface CacheEntry {
 const cache = new Map<string, CacheEntry>();
 let cudaNoticeShown = false;
 
-function ortOptions(provider: 'cpu' | 'cuda', threads?: number): ort.InferenceSession.SessionOptions {
-  const o: ort.InferenceSession.SessionOptions = { executionProviders: [provider], graphOptimizationLevel: 'all' };
+/** onnxruntime's session options for a provider, threads and tuning. Pure. */
+export function ortOptions(provider: 'cpu' | 'cuda', threads?: number, tuning: SessionTuning = {}): ort.InferenceSession.SessionOptions {
+  const o: ort.InferenceSession.SessionOptions = {
+    executionProviders: [provider],
+    graphOptimizationLevel: tuning.graphOptimization ?? 'all',
+    executionMode: tuning.executionMode ?? 'sequential',
+    enableCpuMemArena: tuning.memoryArena ?? true,
+    enableMemPattern: tuning.memoryPattern ?? true,
+  };
   if (threads && threads > 0) o.intraOpNumThreads = threads;
+  if (tuning.interOpThreads && tuning.interOpThreads > 0) o.interOpNumThreads = tuning.interOpThreads;
   return o;
 }
 
@@ -63,7 +73,7 @@ async function create(path: string, opts: SessionOptions): Promise<OpenedSession
   if (opts.device !== 'cpu') {
     try {
       if (!cudaProviderInstalled()) throw new Error('libonnxruntime_providers_cuda.so is not installed');
-      return { session: await ort.InferenceSession.create(path, ortOptions('cuda', opts.threads)), device: 'cuda' };
+      return { session: await ort.InferenceSession.create(path, ortOptions('cuda', opts.threads, opts.tuning)), device: 'cuda' };
     } catch (err) {
       const why = errorMessage(err).split('\n')[0];
       if (opts.device === 'cuda') {
@@ -78,7 +88,7 @@ async function create(path: string, opts: SessionOptions): Promise<OpenedSession
     }
   }
   try {
-    return { session: await ort.InferenceSession.create(path, ortOptions('cpu', opts.threads)), device: 'cpu' };
+    return { session: await ort.InferenceSession.create(path, ortOptions('cpu', opts.threads, opts.tuning)), device: 'cpu' };
   } catch (err) {
     throw new GsrError(`cannot load ONNX model ${path}: ${errorMessage(err).split('\n')[0]}`);
   }
@@ -89,7 +99,7 @@ async function create(path: string, opts: SessionOptions): Promise<OpenedSession
  * {@link releaseSession}; the session is freed when its last user releases it.
  */
 export async function openSession(path: string, opts: SessionOptions): Promise<OpenedSession> {
-  const key = `${path}\0${opts.device}\0${opts.threads ?? 0}`;
+  const key = `${path}\0${opts.device}\0${opts.threads ?? 0}\0${JSON.stringify(opts.tuning ?? {})}`;
   let entry = cache.get(key);
   if (!entry) {
     entry = { opened: create(path, opts), users: 0 };
@@ -120,7 +130,7 @@ export async function runSession(
   label: string,
 ): Promise<Record<string, ort.Tensor>> {
   try {
-    return (await opened.session.run(feeds)) as Record<string, ort.Tensor>;
+    return (await timeStageAsync(`model:${label}`, () => opened.session.run(feeds))) as Record<string, ort.Tensor>;
   } catch (err) {
     throw new GsrError(`${label}: inference failed: ${errorMessage(err).split('\n')[0]}`);
   }

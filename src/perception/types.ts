@@ -43,6 +43,11 @@ export interface Detector {
   /** Boxes for one phrase, best first; empty when nothing passes the thresholds. */
   detect(image: RgbImage, phrase: string): Promise<Detection[]>;
   /**
+   * Optional pipelining: starts pre-processing `image` now (while another image's inference runs);
+   * a later call for the same image uses it. The same contract on every plug-in kind.
+   */
+  prefetch?(image: RgbImage): void;
+  /**
    * For closed-vocabulary detectors: whether the phrase maps to a class at all, so a miss can be
    * recorded as "not in the vocabulary" rather than "no box above threshold". Absent: always true.
    */
@@ -64,6 +69,8 @@ export interface Segmenter {
   readonly device?: 'cpu' | 'cuda';
   /** Prepares per-image state (e.g. SAM's image embedding) once; then `segment` per box. */
   setImage(image: RgbImage): Promise<void>;
+  /** See {@link Detector.prefetch}. */
+  prefetch?(image: RgbImage): void;
   segment(box: [number, number, number, number]): Promise<SegmentResult>;
   dispose(): Promise<void>;
 }
@@ -83,11 +90,33 @@ export interface DepthEstimator {
   /** Where the model really runs (after `auto` chose); absent when the plug-in cannot say. */
   readonly device?: 'cpu' | 'cuda';
   estimate(image: RgbImage): Promise<DepthMap>;
+  /** See {@link Detector.prefetch}. */
+  prefetch?(image: RgbImage): void;
   readonly provenance?: PluginProvenance;
   dispose(): Promise<void>;
 }
 
 export type Device = 'auto' | 'cpu' | 'cuda';
+
+/**
+ * Which variant of a model's ONNX files to load: `fp32` (the manifest's files, the default) or
+ * `int8` (`<stem>.int8.onnx` beside each, onnxruntime dynamic quantization; docs/perception.md).
+ */
+export type Precision = 'fp32' | 'int8';
+
+/** onnxruntime session settings beyond device and threads (docs/perception.md, "Speed"). */
+export interface SessionTuning {
+  /** Graph optimisation level (default `all`). */
+  graphOptimization?: 'disabled' | 'basic' | 'extended' | 'all';
+  /** Threads running independent graph nodes in parallel; 0 or absent: onnxruntime's choice. */
+  interOpThreads?: number;
+  /** `parallel` runs independent nodes at once (uses interOpThreads); default `sequential`. */
+  executionMode?: 'sequential' | 'parallel';
+  /** onnxruntime's CPU memory arena (default on). */
+  memoryArena?: boolean;
+  /** Reuse of planned memory patterns between runs of the same shapes (default on). */
+  memoryPattern?: boolean;
+}
 
 /** Options every model factory receives. */
 export interface ModelLoadOptions {
@@ -96,6 +125,10 @@ export interface ModelLoadOptions {
   device: Device;
   /** Intra-op threads; 0 lets onnxruntime choose. */
   threads?: number;
+  /** Model file variant (default fp32). */
+  precision?: Precision;
+  /** onnxruntime session settings (defaults: full graph optimisation, arena and patterns on). */
+  session?: SessionTuning;
   /** Port-specific thresholds and settings from the CLI or pipeline file. */
   params?: Record<string, number | string>;
   /**

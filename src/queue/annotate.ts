@@ -54,6 +54,8 @@ export interface AnnotateSpec {
   depth: string | null;
   params: Record<string, number | string>;
   files?: ModelSettings['files'];
+  /** Model file variant; absent means fp32 (runs queued before it was recorded). */
+  precision?: ModelSettings['precision'];
   overlays: boolean;
   maxRunnersUp: number;
   shardSize: number;
@@ -167,6 +169,7 @@ export function queueAnnotateExecutor(q: QueueAnnotateOptions): AnnotateExecutor
         segmenter: o.segmenter ?? null,
         depth: o.depth ?? null,
         params: o.params ?? {},
+        ...(o.precision === 'int8' ? { precision: o.precision } : {}),
         files: o.files,
         overlays: o.overlays ?? false,
         maxRunnersUp: o.maxRunnersUp ?? 5,
@@ -252,7 +255,7 @@ export interface AnnotateWorkerOptions {
  */
 export async function annotateProcessor(run: QueueRun, w: AnnotateWorkerOptions): Promise<JobProcessor> {
   const spec = run.spec as AnnotateSpec;
-  const settings: ModelSettings = { detector: spec.detector, segmenter: spec.segmenter, depth: spec.depth, params: spec.params, files: spec.files, modelsDir: w.modelsDir, device: w.device, threads: w.threads };
+  const settings: ModelSettings = { detector: spec.detector, segmenter: spec.segmenter, depth: spec.depth, params: spec.params, files: spec.files, precision: spec.precision, modelsDir: w.modelsDir, device: w.device, threads: w.threads };
   const free: Array<{ models: PerceptionModels; info: AnnotationInfo }> = [];
   const all: PerceptionModels[] = [];
   return {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
 import { choiceOption, collect, deprecatedOption, parseNumber, parsePositiveInt } from '../parsers.js';
 import type { AnnotateTarget } from '../../annotate/index.js';
-import type { Device } from '../../perception/types.js';
+import type { Device, Precision } from '../../perception/types.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
 import { createProgress, type Progress } from '../../util/progress.js';
@@ -20,6 +20,7 @@ interface AnnotateCliOptions {
   device: string;
   batch: number;
   threads?: number;
+  precision: string;
   modelsDir: string;
   boxThreshold?: number;
   textThreshold?: number;
@@ -38,6 +39,7 @@ interface AnnotateCliOptions {
 const DEVICES = ['auto', 'cpu', 'cuda'];
 /** Mirrors src/queue's default, without loading the queue module for --help. */
 const DEFAULT_SHARD_SIZE_TEXT = '16';
+const PRECISIONS = ['fp32', 'int8'];
 
 /** Model parameters from the threshold flags and `--param key=value` (numbers where they parse). */
 function modelParams(o: AnnotateCliOptions): Record<string, number | string> {
@@ -93,6 +95,7 @@ export function registerAnnotate(program: Command): void {
     .addOption(choiceOption('--device <device>', 'auto (CUDA if available, else CPU), cpu or cuda', DEVICES, 'auto'))
     .option('--batch <n>', 'images decoded ahead of the models', parsePositiveInt, 2)
     .option('--threads <n>', 'onnxruntime intra-op threads (default: its choice)', parsePositiveInt)
+    .addOption(choiceOption('--precision <p>', 'model files: fp32, or int8 (<stem>.int8.onnx beside each, opt-in; docs/perception.md)', PRECISIONS, 'fp32'))
     .option('--models-dir <dir>', 'folder holding the model files', 'models')
     .option('--box-threshold <x>', 'detector box threshold (GroundingDINO default 0.35)', parseNumber)
     .option('--text-threshold <x>', 'detector text threshold (GroundingDINO default 0.25)', parseNumber)
@@ -146,6 +149,7 @@ export function registerAnnotate(program: Command): void {
             modelsDir: resolve(o.modelsDir),
             device: o.device as Device,
             threads: o.threads,
+            precision: o.precision as Precision,
             params: modelParams(o),
             batch: o.batch,
             overlays: o.overlays ?? false,

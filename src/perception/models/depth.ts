@@ -11,10 +11,12 @@ import { choiceParam, loadGraph, manifestFor } from '../load.js';
 import type { ModelManifest } from '../manifest.js';
 import { prepareDepthAnything, type PreparedImage } from '../preprocess.js';
 import { resizeBilinearFloat } from '../resize.js';
+import { Ahead } from '../ahead.js';
 import { Float32Pool } from '../tensor-pool.js';
 import { prepareZoeDepth, zoePadding } from '../zoedepth.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
 import type { DepthEstimator, DepthMap, ModelLoadOptions, RgbImage } from '../types.js';
+import { timeStage, timeStageAsync } from '../../util/stage-clock.js';
 
 interface DepthOutputSemantics {
   unit: 'm' | 'relative-inverse';
@@ -75,12 +77,17 @@ function depthFactory(id: string, port: (manifest: ModelManifest) => DepthPort):
     const { prepare, post } = port(manifest);
     const graph = await loadGraph(manifest, 'model', opts);
     const inputs = new Float32Pool();
+    const ahead = new Ahead(
+      (image: RgbImage) => timeStageAsync(`pre:${id}`, () => prepare(image, inputs)),
+      (p) => inputs.give(p.data),
+    );
     return {
       id,
       device: graph.opened.device,
       provenance: { settings: { depth_resize: resize } },
+      prefetch: (image: RgbImage) => ahead.start(image),
       async estimate(image: RgbImage): Promise<DepthMap> {
-        const p = await prepare(image, inputs);
+        const p = await ahead.take(image);
         const [h, w] = p.tensorSize;
         let out;
         try {
@@ -92,10 +99,11 @@ function depthFactory(id: string, port: (manifest: ModelManifest) => DepthPort):
         const dims = depth.dims as number[];
         const rawSize: [number, number] = [dims[dims.length - 2]!, dims[dims.length - 1]!];
         const [oh, ow] = p.original;
-        const data = post(depth.data as Float32Array, rawSize, p.original, resize);
+        const data = timeStage(`post:${id}`, () => post(depth.data as Float32Array, rawSize, p.original, resize));
         return { data, width: ow, height: oh, unit: sem.unit, larger: sem.larger };
       },
       async dispose() {
+        ahead.clear();
         await releaseSession(graph.opened);
       },
     };

@@ -14,9 +14,11 @@ import { choiceParam, loadGraph, manifestFor, numberParam } from '../load.js';
 import { modelFilePath } from '../manifest.js';
 import { clipBox } from '../../geometry/boxes.js';
 import { prepareGroundingDino, type PreparedImage } from '../preprocess.js';
+import { Ahead } from '../ahead.js';
 import { Float32Pool } from '../tensor-pool.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
 import type { Detection, Detector, ModelLoadOptions, RgbImage } from '../types.js';
+import { timeStage, timeStageAsync } from '../../util/stage-clock.js';
 
 export const GROUNDING_DINO_ID = 'grounding-dino-tiny';
 
@@ -134,6 +136,28 @@ export function decodeGroundingDino(
   return out.sort((a, b) => b.score - a.score);
 }
 
+/**
+ * The `pad_size` parameter, "HxW" (e.g. "800x1333"): pad every image's tensor bottom/right with
+ * zeros to that size, with `pixel_mask` 0 on the padding, as the Transformers processor's own
+ * `pad_size` does. For exports traced at one image size (bench/real_models.py); off by default.
+ */
+export function parsePadSize(value: number | string | undefined): [number, number] | null {
+  if (value === undefined || value === 'none') return null;
+  const m = /^(\d+)x(\d+)$/.exec(String(value));
+  if (!m) throw new GsrError(`parameter pad_size must be HxW (e.g. 800x1333) or none, got "${value}"`);
+  return [Number(m[1]), Number(m[2])];
+}
+
+/** The [3, h, w] tensor zero-padded bottom/right to [3, ph, pw], and its pixel mask. Pure. */
+export function padPixels(data: Float32Array, h: number, w: number, ph: number, pw: number): { data: Float32Array; mask: BigInt64Array } {
+  if (h > ph || w > pw) throw new GsrError(`${GROUNDING_DINO_ID}: image tensor ${h}x${w} is larger than pad_size ${ph}x${pw}`);
+  const out = new Float32Array(3 * ph * pw);
+  for (let c = 0; c < 3; c++) for (let y = 0; y < h; y++) out.set(data.subarray((c * h + y) * w, (c * h + y + 1) * w), (c * ph + y) * pw);
+  const mask = new BigInt64Array(ph * pw);
+  for (let y = 0; y < h; y++) mask.fill(1n, y * pw, y * pw + w);
+  return { data: out, mask };
+}
+
 const int64 = (values: number[], dims: number[]) => new ort.Tensor('int64', BigInt64Array.from(values, (v) => BigInt(v)), dims);
 
 /**
@@ -150,29 +174,41 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
     scoreTokens: choiceParam(opts, 'score_tokens', ['all', 'phrase']),
     clamp: choiceParam(opts, 'clamp', ['none', 'image']),
   };
+  const pad = parsePadSize(opts.params?.pad_size);
   const tokenizer = loadTokenizer(modelFilePath(manifest, 'tokenizer', opts.modelsDir, opts.files));
   const graph = await loadGraph(manifest, 'model', opts);
   // Pre-process each image once, whatever the number of phrases asked about it.
   let last: { image: RgbImage; prepared: PreparedImage; pixels: ort.Tensor; mask: ort.Tensor } | undefined;
   const inputs = new Float32Pool();
+  const ahead = new Ahead(
+    (image: RgbImage) => timeStageAsync(`pre:${GROUNDING_DINO_ID}`, () => prepareGroundingDino(image, inputs)),
+    (p) => inputs.give(p.data),
+  );
   // The all-ones pixel mask depends only on the tensor size: made once per size, not per image.
   let mask: { h: number; w: number; tensor: ort.Tensor } | undefined;
 
   return {
     id: GROUNDING_DINO_ID,
     device: graph.opened.device,
-    provenance: { settings: { score_tokens: decoding.scoreTokens, clamp: decoding.clamp } },
+    provenance: { settings: { score_tokens: decoding.scoreTokens, clamp: decoding.clamp, ...(pad ? { pad_size: `${pad[0]}x${pad[1]}` } : {}) } },
+    prefetch: (image: RgbImage) => ahead.start(image),
     async detect(image: RgbImage, phrase: string): Promise<Detection[]> {
       if (last?.image !== image) {
         if (last) inputs.give(last.prepared.data);
         last = undefined;
-        const prepared = await prepareGroundingDino(image, inputs);
+        const prepared = await ahead.take(image);
         const [h, w] = prepared.tensorSize;
-        const pixels = new ort.Tensor('float32', prepared.data, [1, 3, h, w]);
-        if (mask?.h !== h || mask.w !== w) mask = { h, w, tensor: new ort.Tensor('int64', new BigInt64Array(h * w).fill(1n), [1, h, w]) };
-        last = { image, prepared, pixels, mask: mask.tensor };
+        if (pad) {
+          const padded = timeStage(`pre:${GROUNDING_DINO_ID}`, () => padPixels(prepared.data, h, w, pad[0], pad[1]));
+          const pixels = new ort.Tensor('float32', padded.data, [1, 3, pad[0], pad[1]]);
+          last = { image, prepared, pixels, mask: new ort.Tensor('int64', padded.mask, [1, pad[0], pad[1]]) };
+        } else {
+          const pixels = new ort.Tensor('float32', prepared.data, [1, 3, h, w]);
+          if (mask?.h !== h || mask.w !== w) mask = { h, w, tensor: new ort.Tensor('int64', new BigInt64Array(h * w).fill(1n), [1, h, w]) };
+          last = { image, prepared, pixels, mask: mask.tensor };
+        }
       }
-      const tok = tokenisePhrase(tokenizer, phrase);
+      const tok = timeStage(`pre:${GROUNDING_DINO_ID}`, () => tokenisePhrase(tokenizer, phrase));
       if (tok.phrasePositions.length === 0) throw new GsrError(`${GROUNDING_DINO_ID}: phrase "${phrase}" has no tokens`);
       const n = tok.ids.length;
       const out = await runSession(
@@ -189,24 +225,27 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
       const logits = out.logits!;
       const [, queries, textLen] = logits.dims as number[];
       const [height, width] = last.prepared.original;
-      const dets = decodeGroundingDino(
-        logits.data as Float32Array,
-        out.pred_boxes!.data as Float32Array,
-        queries!,
-        textLen!,
-        { length: n, phrasePositions: tok.phrasePositions },
-        normalisePhrase(phrase),
-        width,
-        height,
-        th,
-        decoding,
-      );
-      return dets.slice(0, maxBoxes).map(({ textPositions, query: _query, ...d }) => ({
-        ...d,
-        textLabel: decodeTokens(tokenizer, textPositions.map((p) => tok.ids[p]!)),
-      }));
+      return timeStage(`post:${GROUNDING_DINO_ID}`, () => {
+        const dets = decodeGroundingDino(
+          logits.data as Float32Array,
+          out.pred_boxes!.data as Float32Array,
+          queries!,
+          textLen!,
+          { length: n, phrasePositions: tok.phrasePositions },
+          normalisePhrase(phrase),
+          width,
+          height,
+          th,
+          decoding,
+        );
+        return dets.slice(0, maxBoxes).map(({ textPositions, query: _query, ...d }) => ({
+          ...d,
+          textLabel: decodeTokens(tokenizer, textPositions.map((p) => tok.ids[p]!)),
+        }));
+      });
     },
     async dispose() {
+      ahead.clear();
       last = undefined;
       mask = undefined;
       await releaseSession(graph.opened);

@@ -6,10 +6,12 @@
 import { GsrError } from '../../util/errors.js';
 import { loadGraph, manifestFor } from '../load.js';
 import { prepareSam } from '../preprocess.js';
+import { Ahead } from '../ahead.js';
 import { Float32Pool } from '../tensor-pool.js';
 import { resizeBilinearFloat32 } from '../interpolate.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
 import type { ModelLoadOptions, RgbImage, SegmentResult, Segmenter } from '../types.js';
+import { timeStage, timeStageAsync } from '../../util/stage-clock.js';
 
 const SIDE = 1024;
 
@@ -55,13 +57,18 @@ export function samFactory(id: string): (opts: ModelLoadOptions) => Promise<Segm
     const decoderInputs = new Set(decoder.opened.session.inputNames);
     let state: ImageState | undefined;
     const inputs = new Float32Pool();
+    const ahead = new Ahead(
+      (image: RgbImage) => timeStageAsync(`pre:${id}`, () => prepareSam(image, SIDE, inputs)),
+      (p) => inputs.give(p.data),
+    );
 
     return {
       id,
       device: encoder.opened.device,
+      prefetch: (image: RgbImage) => ahead.start(image),
       async setImage(image: RgbImage) {
         state = undefined;
-        const prepared = await prepareSam(image, SIDE, inputs);
+        const prepared = await ahead.take(image);
         const pixels = new ort.Tensor('float32', prepared.data, [1, 3, SIDE, SIDE]);
         let out;
         try {
@@ -104,9 +111,11 @@ export function samFactory(id: string): (opts: ModelLoadOptions) => Promise<Segm
         for (let i = 1; i < scores.length; i++) if (scores[i]! > scores[best]!) best = i;
         const plane = lh * lw;
         const lowRes = (masks.data as Float32Array).subarray(best * plane, (best + 1) * plane);
-        return { mask: postprocessSamMask(lowRes, [lh, lw], state.resized, state.original), score: scores[best]! };
+        const { resized, original } = state;
+        return { mask: timeStage(`post:${id}`, () => postprocessSamMask(lowRes, [lh, lw], resized, original)), score: scores[best]! };
       },
       async dispose() {
+        ahead.clear();
         state = undefined;
         await releaseSession(encoder.opened);
         await releaseSession(decoder.opened);
