@@ -206,6 +206,8 @@ function steps(base: Record<string, unknown>, dir: string, photos: number): Reco
     graph_optimization_basic: { session: { graphOptimization: 'basic' } },
     graph_optimization_disabled: { session: { graphOptimization: 'disabled' } },
     memory_arena_off: { session: { memoryArena: false } },
+    memory_arena_and_pattern_off: { session: { memoryArena: false, memoryPattern: false } },
+    denormal_as_zero: { session: { denormalAsZero: true } },
     parallel_execution_2_inter_op: { session: { executionMode: 'parallel', interOpThreads: 2 } },
     intra_op_threads_1: { threads: 1 },
     intra_op_threads_default: { threads: 0 },

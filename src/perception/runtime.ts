@@ -46,6 +46,7 @@ export function ortOptions(provider: 'cpu' | 'cuda', threads?: number, tuning: S
   };
   if (threads && threads > 0) o.intraOpNumThreads = threads;
   if (tuning.interOpThreads && tuning.interOpThreads > 0) o.interOpNumThreads = tuning.interOpThreads;
+  if (tuning.denormalAsZero) o.extra = { session: { set_denormal_as_zero: '1' } };
   return o;
 }
 

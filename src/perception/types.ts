@@ -116,6 +116,11 @@ export interface SessionTuning {
   memoryArena?: boolean;
   /** Reuse of planned memory patterns between runs of the same shapes (default on). */
   memoryPattern?: boolean;
+  /**
+   * Flush denormal floats to zero on the CPU (default off: results as computed). Denormals made
+   * SAM ViT-B's random-weight encoder about 19x slower on zero-padded input (docs/perception.md, "Speed").
+   */
+  denormalAsZero?: boolean;
 }
 
 /** Options every model factory receives. */

@@ -32,6 +32,9 @@ describe('session options and precision (pure)', () => {
     expect(tuned).toEqual({
       executionProviders: ['cpu'], graphOptimizationLevel: 'basic', executionMode: 'parallel', enableCpuMemArena: false, enableMemPattern: false, interOpNumThreads: 2,
     });
+    // Flushing denormals is opt-in (it changes results below float32's normal range).
+    expect(ortOptions('cpu', 2, { denormalAsZero: true }).extra).toEqual({ session: { set_denormal_as_zero: '1' } });
+    expect(ortOptions('cpu', 2, { denormalAsZero: false }).extra).toBeUndefined();
   });
 
   it('int8 is <stem>.int8.onnx beside an .onnx file; other files and fp32 are unchanged', () => {
