@@ -42,6 +42,16 @@ export function parseIntList(value: string): number[] {
   return out as number[];
 }
 
+/** A comma-separated list of allowed values. */
+export function listOf(choices: readonly string[]): (value: string) => string[] {
+  return (value: string) => {
+    const xs = value.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = xs.find((x) => !choices.includes(x));
+    if (xs.length === 0 || bad !== undefined) throw new InvalidArgumentError(`expected a comma-separated list of ${choices.join(', ')}${bad ? ` (got "${bad}")` : ''}`);
+    return [...new Set(xs)];
+  };
+}
+
 /** A finite number. */
 export function parseNumber(value: string): number {
   const n = Number(value);

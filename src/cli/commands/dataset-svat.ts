@@ -1,19 +1,9 @@
 /** `gsr dataset synth svat`: generates SVAT items (docs/svat.md). */
 import { resolve } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
-import { integerIn, parsePositiveInt, parseSeed } from '../parsers.js';
+import { integerIn, listOf, parsePositiveInt, parseSeed } from '../parsers.js';
 import { createProgress } from '../../util/progress.js';
-
-/** A comma-separated list of allowed values. */
-function listOf(choices: readonly string[]): (value: string) => string[] {
-  return (value: string) => {
-    const xs = value.split(',').map((s) => s.trim()).filter(Boolean);
-    const bad = xs.find((x) => !choices.includes(x));
-    if (xs.length === 0 || bad !== undefined) throw new InvalidArgumentError(`expected a comma-separated list of ${choices.join(', ')}${bad ? ` (got "${bad}")` : ''}`);
-    return [...new Set(xs)];
-  };
-}
 
 export function registerSvatSynth(synth: Command): void {
   synth
