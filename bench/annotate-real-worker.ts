@@ -1,7 +1,7 @@
 /**
  * One measured run for bench/annotate-real.bench.ts, in its own process so that its peak RSS is its
  * own. Argument: JSON {mode: 'annotate' | 'depth', manifest, outDir, modelsDir, detector, segmenter,
- * depth, device, threads, precision, session, prefetch}. `depth` mode runs only the depth model
+ * depth, device, threads, precision, session, prefetch, lowMemory}. `depth` mode runs only the depth model
  * (decode, estimate, 16-bit PNG), as the reference's depth-only job. Prints JSON: figures, stage
  * totals (src/util/stage-clock.ts) and the kernel's peak RSS.
  */
@@ -29,6 +29,7 @@ const cfg = JSON.parse(process.argv[2]!) as {
   precision: Precision;
   session?: SessionTuning;
   prefetch?: boolean;
+  lowMemory?: boolean;
   params?: Record<string, number>;
 };
 const targets = await targetsFromManifest(cfg.manifest);

@@ -6,7 +6,7 @@
  * then ZoeDepth depth-only on the first --zoe-photos photos, both pipelines. Run by name only:
  *
  *   npm run bench -- annotate-real [--photos N] [--threads N] [--device cpu|cuda] [--zoe-photos N]
- *     [--no-python] [--no-int8] [--steps] [--synthetic N] [--models-dir DIR]
+ *     [--no-python] [--no-int8] [--no-low-memory] [--steps] [--synthetic N] [--models-dir DIR]
  *
  * `--steps` adds the speed-up steps' measurements (session options, pipelining) on the first photos.
  * Every run is a fresh process (its peak RSS is its own). Needs GSR_BENCH_PYTHON (default python3)
@@ -101,6 +101,7 @@ export default async function bench() {
       'models-dir': { type: 'string', default: process.env.GSR_REAL_MODELS_DIR ?? join(repo, '.cache', 'real-models') },
       'no-python': { type: 'boolean', default: false },
       'no-int8': { type: 'boolean', default: false },
+      'no-low-memory': { type: 'boolean', default: false },
       steps: { type: 'boolean', default: false },
       synthetic: { type: 'string', default: '0' },
     },
@@ -134,6 +135,10 @@ export default async function bench() {
     step(`gsr fp32, ${photos.length} photos`);
     const gsr = worker({ ...base, outDir: join(dir, 'gsr-fp32'), precision: 'fp32' });
     result.gsr_fp32 = gsr;
+    if (!a['no-low-memory']) {
+      step(`gsr fp32 --low-memory, ${photos.length} photos`);
+      result.gsr_fp32_low_memory = worker({ ...base, outDir: join(dir, 'gsr-fp32-low'), precision: 'fp32', lowMemory: true });
+    }
     if (!a['no-python']) {
       step('python reference');
       const jobPath = job(photos, models, modelsDir, threads, join(dir, 'ref'), join(dir, 'job.json'));
@@ -141,6 +146,11 @@ export default async function bench() {
       result.python_reference = ref;
       result.gsr_fp32_vs_python = ratio(gsr.images_per_second, ref.images_per_second);
       result.parity_fp32 = judged(py(['compare', jobPath, join(dir, 'gsr-fp32'), join(dir, 'ref')]) as unknown as Parity);
+      const low = result.gsr_fp32_low_memory as Figures | undefined;
+      if (low) {
+        result.gsr_fp32_low_memory_vs_python = ratio(low.images_per_second, ref.images_per_second);
+        result.parity_fp32_low_memory = judged(py(['compare', jobPath, join(dir, 'gsr-fp32-low'), join(dir, 'ref')]) as unknown as Parity);
+      }
       if (!a['no-int8']) {
         step('gsr int8');
         const int8 = worker({ ...base, outDir: join(dir, 'gsr-int8'), precision: 'int8' });
@@ -182,7 +192,7 @@ export default async function bench() {
       await synthesizeDataset({ out: syn, count: synthetic, seed: 7, width: 640, height: 480, format: 'png' });
       result.synthetic = worker({ ...base, manifest: join(syn, 'manifest.jsonl'), outDir: join(dir, 'gsr-syn'), precision: 'fp32' });
     }
-    const parity = [result.parity_fp32, (result.zoedepth as { parity_fp32?: Parity } | undefined)?.parity_fp32].filter(Boolean) as Parity[];
+    const parity = [result.parity_fp32, result.parity_fp32_low_memory, (result.zoedepth as { parity_fp32?: Parity } | undefined)?.parity_fp32].filter(Boolean) as Parity[];
     if (parity.some((p) => !p.agree)) {
       process.exitCode = 1;
       process.stderr.write('annotate-real: gsr-bench and the Python reference disagree beyond the parity tolerances (see parity_fp32)\n');
@@ -203,10 +213,11 @@ function steps(base: Record<string, unknown>, dir: string, photos: number): Reco
   writeFileSync(manifest, readFileSync(base.manifest as string, 'utf8').trim().split('\n').slice(0, n).join('\n') + '\n');
   const variants: Record<string, Record<string, unknown>> = {
     default: {},
+    memory_pattern_on: { session: { memoryPattern: true } },
+    low_memory: { lowMemory: true },
     graph_optimization_basic: { session: { graphOptimization: 'basic' } },
     graph_optimization_disabled: { session: { graphOptimization: 'disabled' } },
     memory_arena_off: { session: { memoryArena: false } },
-    memory_arena_and_pattern_off: { session: { memoryArena: false, memoryPattern: false } },
     denormal_as_zero: { session: { denormalAsZero: true } },
     parallel_execution_2_inter_op: { session: { executionMode: 'parallel', interOpThreads: 2 } },
     intra_op_threads_1: { threads: 1 },

@@ -18,6 +18,9 @@ A model whose files exist is skipped (delete its folder to rebuild). Layout of D
 
 Export workarounds (the maths is unchanged; each is checked against torch after export):
 - Depth Anything: the parity generator's depth-head patch (no int() on the patch grid).
+- SAM: the vision attention adds the relative positions to the logits by two broadcast additions
+  (Transformers 4.x's form), not through a full-size bias built first (one 768 MB tensor less in each
+  global block; patch_sam_attention).
 - ZoeDepth nyu-kitti: its router picks the NYU or KITTI head with `.item()`, which a trace would
   freeze; the export computes both heads and selects with torch.where on the same argmax.
 - GroundingDINO: `torch.isin` (no ONNX symbolic in torch 2.13's exporter) is computed as a broadcast
@@ -58,8 +61,13 @@ def sam_config():
     from transformers import SamConfig, SamVisionConfig
     # facebook/sam-vit-base: ViT-B/16, 12 layers, width 768, 12 heads, windows of 14, global attention
     # in blocks 2, 5, 8, 11 (SamVisionConfig's defaults); the prompt encoder and mask decoder defaults.
+    # initializer_range: the vision config's default, 1e-10, makes every random weight ~1e-10, so the
+    # encoder's activations are ~1e-22 and a fifth of them denormal floats, which CPUs compute up to
+    # 20x slower; trained weights are not like that. 0.02 (SamConfig's and the other models' range)
+    # keeps the values normal, so the bench times the model and not the CPU's denormal path.
     return SamConfig(vision_config=SamVisionConfig(hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
-                                                   mlp_dim=3072, window_size=14, global_attn_indexes=[2, 5, 8, 11]))
+                                                   mlp_dim=3072, window_size=14, global_attn_indexes=[2, 5, 8, 11],
+                                                   initializer_range=0.02))
 
 
 def depth_anything_config():
@@ -164,6 +172,37 @@ def patch_zoedepth_router():
     original = cls.forward
     cls.forward = forward
     return lambda: setattr(cls, 'forward', original)
+
+
+def patch_sam_attention():
+    """SAM's vision attention with the relative positions added to the attention logits by two
+    broadcast additions, as Transformers 4.x computed them, instead of first building their full-size
+    sum as a separate [heads, 4096, 4096] tensor (5.x's SDPA mask): in the global blocks that tensor
+    is a third 768 MB buffer alive at once. Same maths, summed in another order (checked against torch
+    after export); returns an undo function."""
+    from transformers.models.sam import modeling_sam as ms
+    classes = {ms.SamVisionAttention, *ms.SAM_VISION_ATTENTION_CLASSES.values()}
+
+    def forward(self, hidden_states, output_attentions=None):
+        b, h, w, _ = hidden_states.shape
+        heads = self.num_attention_heads
+        qkv = self.qkv(hidden_states).reshape(b, h * w, 3, heads, -1).permute(2, 0, 3, 1, 4)
+        query, key, value = qkv.reshape(3, b * heads, h * w, -1).unbind(0)
+        attn = (query * self.scale) @ key.transpose(-2, -1)
+        if self.use_rel_pos:
+            q = query.reshape(b * heads, h, w, -1)
+            rel_h = torch.einsum('bhwc,hkc->bhwk', q, self.get_rel_pos(h, h, self.rel_pos_h))
+            rel_w = torch.einsum('bhwc,wkc->bhwk', q, self.get_rel_pos(w, w, self.rel_pos_w))
+            attn = (attn.reshape(b * heads, h, w, h, w) + rel_h[:, :, :, :, None] + rel_w[:, :, :, None, :])
+            attn = attn.reshape(b * heads, h * w, h * w)
+        attn = torch.softmax(attn, dim=-1)
+        out = (attn @ value).reshape(b, heads, h, w, -1).permute(0, 2, 3, 1, 4).reshape(b, h, w, -1)
+        return self.proj(out), None
+
+    saved = {c: c.forward for c in classes}
+    for c in classes:
+        c.forward = forward
+    return lambda: [setattr(c, 'forward', f) for c, f in saved.items()]
 
 
 def traceable_isin(elements, test_elements, **_):
@@ -299,8 +338,10 @@ def build(out, model_id):
     fresh = lambda: load_model(out, model_id)  # noqa: E731
     if model_id == 'sam-vit-base':
         enc, dec = os.path.join(folder, 'vision_encoder.onnx'), os.path.join(folder, 'prompt_encoder_mask_decoder.onnx')
+        undo = patch_sam_attention()
         export(SamEncoder(model), (rand(1, 3, 1024, 1024),), enc, ['pixel_values'], ['image_embeddings'],
                {'pixel_values': {0: 'batch_size'}, 'image_embeddings': {0: 'batch_size'}})
+        undo()
         export(SamDecoder(model), (rand(1, 256, 64, 64), torch.tensor([[[10.0, 20.0, 300.0, 400.0]]])), dec,
                ['image_embeddings', 'input_boxes'], ['iou_scores', 'pred_masks'],
                {'image_embeddings': {0: 'batch_size'}, 'input_boxes': {0: 'batch_size', 1: 'num_boxes'},

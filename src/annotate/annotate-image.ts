@@ -45,18 +45,29 @@ function checkDepth(map: DepthMap, image: RgbImage, id: string): void {
   }
 }
 
+/** One object's detection pick: the chosen box (null when none), the others, and why none. */
+export interface DetectionPick {
+  role: 'subject' | 'object';
+  phrase: string;
+  chosen: Detection | null;
+  others: Detection[];
+  reason?: string;
+}
+
+/** A found object's mask from the segmenter. */
+export interface ObjectMask {
+  mask: Uint8Array;
+  score: number;
+}
+
 /**
  * Picks each role's detection. A phrase is detected once per image; when subject and object share
  * a phrase, the object takes the best box that is not the subject's (IoU < 0.5 with it).
  */
-async function chooseDetections(
-  image: RgbImage,
-  target: AnnotateTarget,
-  detector: Detector,
-): Promise<Array<{ role: 'subject' | 'object'; phrase: string; chosen: Detection | null; others: Detection[]; reason?: string }>> {
+export async function chooseDetections(image: RgbImage, target: AnnotateTarget, detector: Detector): Promise<DetectionPick[]> {
   const byPhrase = new Map<string, Detection[]>();
   const taken: Detection[] = [];
-  const out = [];
+  const out: DetectionPick[] = [];
   for (const { role, phrase } of target.objects) {
     let dets = byPhrase.get(phrase);
     if (!dets) {
@@ -72,6 +83,31 @@ async function chooseDetections(
   return out;
 }
 
+/** The depth map of `image`, checked to be the image's size. */
+export async function estimateDepth(image: RgbImage, model: DepthEstimator): Promise<DepthMap> {
+  const depth = await model.estimate(image);
+  checkDepth(depth, image, model.id);
+  return depth;
+}
+
+const pickBox = (pick: DetectionPick, image: RgbImage) => clipBox(orderCorners(pick.chosen!.box), image.width, image.height) as Box;
+
+/** One image embedding, then one mask per found object (in `picks` order, found ones only). */
+export async function segmentPicks(image: RgbImage, picks: DetectionPick[], segmenter: Segmenter): Promise<ObjectMask[]> {
+  const found = picks.filter((p) => p.chosen !== null);
+  if (found.length === 0) return [];
+  await segmenter.setImage(image);
+  const masks: ObjectMask[] = [];
+  for (const pick of found) {
+    const seg = await segmenter.segment(pickBox(pick, image));
+    if (seg.mask.length !== image.width * image.height) {
+      throw new Error(`segmenter ${segmenter.id} returned a mask of ${seg.mask.length} pixels, expected ${image.width}x${image.height}`);
+    }
+    masks.push({ mask: seg.mask, score: seg.score });
+  }
+  return masks;
+}
+
 /** Annotates `image` for `target`, writing its depth PNG (and overlay); returns its journal record. */
 export async function annotateImage(
   image: RgbImage,
@@ -79,22 +115,30 @@ export async function annotateImage(
   models: PerceptionModels,
   options: ImageOutputOptions,
 ): Promise<JournalDone> {
-  const { width, height } = image;
-  const stem = fileStemForId(target.itemId);
   const picks = await chooseDetections(image, target, models.detector);
+  const depth = models.depth ? await estimateDepth(image, models.depth) : undefined;
+  const masks = models.segmenter ? await segmentPicks(image, picks, models.segmenter) : undefined;
+  return assembleImage(image, target, { picks, depth, masks }, options);
+}
 
-  let depth: DepthMap | undefined;
-  if (models.depth) {
-    depth = await models.depth.estimate(image);
-    checkDepth(depth, image, models.depth.id);
-  }
+/**
+ * An image's record from its models' outputs (`masks`: one per found pick, absent without a
+ * segmenter); writes its depth PNG (and overlay).
+ */
+export async function assembleImage(
+  image: RgbImage,
+  target: AnnotateTarget,
+  outputs: { picks: DetectionPick[]; depth?: DepthMap; masks?: ObjectMask[] },
+  options: ImageOutputOptions,
+): Promise<JournalDone> {
+  const { width, height } = image;
+  const { picks, depth, masks } = outputs;
+  const stem = fileStemForId(target.itemId);
   const found = picks.filter((p) => p.chosen !== null);
-  if (models.segmenter && found.length > 0) await models.segmenter.setImage(image);
-
   const annotations: JournalDone['annotations'] = [];
   const overlayObjects: OverlayObject[] = [];
-  for (const pick of found) {
-    const box = clipBox(orderCorners(pick.chosen!.box), width, height) as Box;
+  found.forEach((pick, i) => {
+    const box = pickBox(pick, image);
     const ann: Omit<CocoAnnotation, 'id' | 'image_id' | 'category_id'> = {
       bbox: toXywh(box),
       area: round2(boxArea(box)),
@@ -103,17 +147,14 @@ export async function annotateImage(
       phrase: pick.phrase,
       score: pick.chosen!.score,
     };
-    let mask: Uint8Array | undefined;
-    if (models.segmenter) {
-      const seg = await models.segmenter.segment(box);
-      if (seg.mask.length !== width * height) {
-        throw new Error(`segmenter ${models.segmenter.id} returned a mask of ${seg.mask.length} pixels, expected ${width}x${height}`);
-      }
-      const m = (mask = seg.mask);
+    const seg = masks?.[i];
+    const mask = seg?.mask;
+    if (seg) {
+      const m = seg.mask;
       timeStage('post:annotate', () => {
         ann.segmentation = rleEncode(m, height, width);
         let area = 0;
-        for (let i = 0; i < m.length; i++) if (m[i]) area++;
+        for (let j = 0; j < m.length; j++) if (m[j]) area++;
         ann.area = area;
       });
       ann.mask_score = seg.score;
@@ -130,7 +171,7 @@ export async function annotateImage(
     }
     annotations.push(ann);
     overlayObjects.push({ role: pick.role, box, mask });
-  }
+  });
 
   const imageRecord: Omit<CocoImage, 'id'> = { file_name: target.fileName, width, height, item_id: target.itemId };
   if (target.split !== undefined) imageRecord.split = target.split;

@@ -16,7 +16,18 @@ import { timeStage, timeStageAsync } from '../util/stage-clock.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
 import { VERSION } from '../util/version.js';
-import { annotateImage, type ImageOutputOptions, type PerceptionModels } from './annotate-image.js';
+import {
+  annotateImage,
+  assembleImage,
+  chooseDetections,
+  estimateDepth,
+  segmentPicks,
+  type DetectionPick,
+  type ImageOutputOptions,
+  type ObjectMask,
+  type PerceptionModels,
+} from './annotate-image.js';
+import type { DepthMap } from '../perception/types.js';
 import { writeAnnotationsFromJournal, type AnnotateSummary } from './assemble.js';
 import type { AnnotationInfo } from '../formats/coco.js';
 import { JOURNAL_FILE, openJournal, type JournalEntry } from './journal.js';
@@ -70,6 +81,14 @@ export interface AnnotateOptions {
   lock?: boolean;
   /** Called once the journal is read: how many images there are, were finished before, and remain. */
   onPlan?: (plan: { total: number; skipped: number; todo: number }) => void;
+  /**
+   * Keep one model in memory at a time (docs/perception.md, "Memory"): the images go through the
+   * models in chunks of `lowMemoryChunk` (default 16), model by model, each model loaded for its turn
+   * and released after it. Same outputs; peak memory is the largest single model's instead of all
+   * models' together. An interrupt loses at most the current chunk's unfinished images.
+   */
+  lowMemory?: boolean;
+  lowMemoryChunk?: number;
   /** Who annotates the images (default: this process); the job queue passes its own (src/queue). */
   executor?: AnnotateExecutor;
 }
@@ -115,8 +134,8 @@ function provenanceOf(model: object | undefined): PluginProvenance {
   return (model as { provenance?: PluginProvenance } | undefined)?.provenance ?? {};
 }
 
-export async function loadModels(o: ModelSettings): Promise<PerceptionModels> {
-  const load: ModelLoadOptions = {
+function loadOptions(o: ModelSettings): ModelLoadOptions {
+  return {
     modelsDir: o.modelsDir,
     device: o.device,
     threads: o.threads,
@@ -125,6 +144,10 @@ export async function loadModels(o: ModelSettings): Promise<PerceptionModels> {
     params: o.params,
     files: o.files,
   };
+}
+
+export async function loadModels(o: ModelSettings): Promise<PerceptionModels> {
+  const load = loadOptions(o);
   const models: PerceptionModels = { detector: await detectors.get(o.detector)(load) };
   try {
     if (o.segmenter) models.segmenter = await segmenters.get(o.segmenter)(load);
@@ -205,12 +228,19 @@ export interface AnnotateSink {
  */
 export type AnnotateExecutor = (todo: AnnotateTarget[], o: AnnotateOptions, sink: AnnotateSink) => Promise<{ interrupted: boolean }>;
 
+const failedEntry = (target: AnnotateTarget, err: unknown): JournalEntry => ({
+  type: 'failed',
+  item_id: target.itemId,
+  file: target.imagePath,
+  error: errorMessage(err).split('\n')[0]!,
+});
+
 /** One image start to finish: decoded, annotated, its files written; any error becomes its `failed` record. */
 export async function annotateTarget(target: AnnotateTarget, image: Promise<RgbImage>, models: PerceptionModels, options: ImageOutputOptions): Promise<JournalEntry> {
   try {
     return await annotateImage(await image, target, models, options);
   } catch (err) {
-    return { type: 'failed', item_id: target.itemId, file: target.imagePath, error: errorMessage(err).split('\n')[0] };
+    return failedEntry(target, err);
   }
 }
 
@@ -246,6 +276,106 @@ async function annotateLocally(todo: AnnotateTarget[], o: AnnotateOptions, sink:
     return { interrupted: false };
   } finally {
     await disposeModels(models);
+  }
+}
+
+type Role = keyof PerceptionModels;
+
+/** Holds at most one loaded model: asking for another role releases the current one first. */
+class OneModel {
+  private current: { role: Role; model: PerceptionModels[Role] } | null = null;
+  /** Every model loaded so far, by role (provenance stays readable after release). */
+  readonly seen: Partial<PerceptionModels> = {};
+  constructor(private readonly o: ModelSettings) {}
+
+  async get<R extends Role>(role: R): Promise<NonNullable<PerceptionModels[R]>> {
+    if (this.current?.role !== role) {
+      await this.release();
+      const load = loadOptions(this.o);
+      const model =
+        role === 'detector' ? await detectors.get(this.o.detector)(load)
+        : role === 'segmenter' ? await segmenters.get(this.o.segmenter!)(load)
+        : await depthEstimators.get(this.o.depth!)(load);
+      this.current = { role, model };
+      (this.seen as Record<Role, unknown>)[role] = model;
+    }
+    return this.current!.model as NonNullable<PerceptionModels[R]>;
+  }
+
+  async release(): Promise<void> {
+    const m = this.current?.model;
+    this.current = null;
+    await m?.dispose().catch(() => undefined);
+  }
+}
+
+interface ChunkItem {
+  target: AnnotateTarget;
+  image?: RgbImage;
+  picks?: DetectionPick[];
+  depth?: DepthMap;
+  masks?: ObjectMask[];
+  error?: unknown;
+}
+
+/**
+ * The low-memory executor (`lowMemory`): chunks of images go through the detector, then the depth
+ * model, then the segmenter, with only the model of the current turn loaded. Each image is recorded
+ * once its last model is done, in target order.
+ */
+async function annotateOneModelAtATime(todo: AnnotateTarget[], o: AnnotateOptions, sink: AnnotateSink): Promise<{ interrupted: boolean }> {
+  const models = new OneModel(o);
+  try {
+    // Every model is loaded once up front for the run's provenance; the detector stays for chunk 1.
+    if (o.segmenter) await models.get('segmenter');
+    if (o.depth) await models.get('depth');
+    await models.get('detector');
+    sink.info(await buildInfo(o, '', models.seen as PerceptionModels));
+    const chunk = Math.max(1, o.lowMemoryChunk ?? 16);
+    const output = imageOutputOptions(o);
+    for (let start = 0; start < todo.length; start += chunk) {
+      const items: ChunkItem[] = await Promise.all(
+        todo.slice(start, start + chunk).map(async (target) => {
+          try {
+            return { target, image: await readTargetImage(target) };
+          } catch (error) {
+            return { target, error };
+          }
+        }),
+      );
+      const turn = async (step: (item: ChunkItem, image: RgbImage) => Promise<void>) => {
+        for (const item of items) {
+          if (o.signal?.aborted) return false;
+          if (item.error !== undefined) continue;
+          try {
+            await step(item, item.image!);
+          } catch (error) {
+            item.error = error;
+          }
+        }
+        return true;
+      };
+      if (!(await turn(async (it, image) => void (it.picks = await chooseDetections(image, it.target, await models.get('detector')))))) return { interrupted: true };
+      if (o.depth && !(await turn(async (it, image) => void (it.depth = await estimateDepth(image, await models.get('depth')))))) return { interrupted: true };
+      const needsMasks = (it: ChunkItem) => it.error === undefined && it.picks!.some((p) => p.chosen !== null);
+      if (o.segmenter && items.some(needsMasks) && !(await turn(async (it, image) => void (it.masks = await segmentPicks(image, it.picks!, await models.get('segmenter')))))) {
+        return { interrupted: true };
+      }
+      for (const it of items) {
+        let entry: JournalEntry = failedEntry(it.target, it.error);
+        if (it.error === undefined) {
+          try {
+            entry = await assembleImage(it.image!, it.target, { picks: it.picks!, depth: it.depth, masks: o.segmenter ? (it.masks ?? []) : undefined }, output);
+          } catch (error) {
+            entry = failedEntry(it.target, error);
+          }
+        }
+        await sink.entry(entry);
+      }
+    }
+    return { interrupted: false };
+  } finally {
+    await models.release();
   }
 }
 
@@ -300,7 +430,8 @@ async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary>
   };
   let interrupted = false;
   try {
-    if (todo.length > 0) interrupted = (await (o.executor ?? annotateLocally)(todo, o, sink)).interrupted;
+    const executor = o.executor ?? (o.lowMemory ? annotateOneModelAtATime : annotateLocally);
+    if (todo.length > 0) interrupted = (await executor(todo, o, sink)).interrupted;
   } finally {
     o.progress?.stop();
     journal.close();

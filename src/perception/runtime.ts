@@ -42,7 +42,7 @@ export function ortOptions(provider: 'cpu' | 'cuda', threads?: number, tuning: S
     graphOptimizationLevel: tuning.graphOptimization ?? 'all',
     executionMode: tuning.executionMode ?? 'sequential',
     enableCpuMemArena: tuning.memoryArena ?? true,
-    enableMemPattern: tuning.memoryPattern ?? true,
+    enableMemPattern: tuning.memoryPattern ?? false,
   };
   if (threads && threads > 0) o.intraOpNumThreads = threads;
   if (tuning.interOpThreads && tuning.interOpThreads > 0) o.interOpNumThreads = tuning.interOpThreads;

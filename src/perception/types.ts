@@ -114,11 +114,14 @@ export interface SessionTuning {
   executionMode?: 'sequential' | 'parallel';
   /** onnxruntime's CPU memory arena (default on). */
   memoryArena?: boolean;
-  /** Reuse of planned memory patterns between runs of the same shapes (default on). */
+  /**
+   * onnxruntime's memory patterns: one block planned for all of a run's tensors (default off; on the
+   * real-size models it cost 1.3-1.7 GB more peak memory for no speed, docs/perception.md, "Memory").
+   */
   memoryPattern?: boolean;
   /**
-   * Flush denormal floats to zero on the CPU (default off: results as computed). Denormals made
-   * SAM ViT-B's random-weight encoder about 19x slower on zero-padded input (docs/perception.md, "Speed").
+   * Flush denormal floats to zero on the CPU (default off: results as computed). Denormals made a
+   * badly initialised random-weight SAM encoder up to 19x slower (docs/perception.md, "Speed").
    */
   denormalAsZero?: boolean;
 }
@@ -132,7 +135,7 @@ export interface ModelLoadOptions {
   threads?: number;
   /** Model file variant (default fp32). */
   precision?: Precision;
-  /** onnxruntime session settings (defaults: full graph optimisation, arena and patterns on). */
+  /** onnxruntime session settings (defaults: full graph optimisation, arena on, patterns off). */
   session?: SessionTuning;
   /** Port-specific thresholds and settings from the CLI or pipeline file. */
   params?: Record<string, number | string>;

@@ -3,7 +3,7 @@
  * the int8 file variant, and pipelining (pre-processing the next image during inference), which
  * must not change a single output. Fixture models (test/helpers/onnx-fixtures.ts); no timings.
  */
-import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -24,13 +24,13 @@ import { writePng } from './helpers/images.js';
 const DEPTH = 'depth-anything-v2-metric-indoor-small';
 
 describe('session options and precision (pure)', () => {
-  it('defaults to full optimisation, sequential, arena and patterns on; tuning overrides each', () => {
+  it('defaults to full optimisation, sequential, arena on and patterns off; tuning overrides each', () => {
     expect(ortOptions('cpu', 2)).toEqual({
-      executionProviders: ['cpu'], graphOptimizationLevel: 'all', executionMode: 'sequential', enableCpuMemArena: true, enableMemPattern: true, intraOpNumThreads: 2,
+      executionProviders: ['cpu'], graphOptimizationLevel: 'all', executionMode: 'sequential', enableCpuMemArena: true, enableMemPattern: false, intraOpNumThreads: 2,
     });
-    const tuned = ortOptions('cpu', 0, { graphOptimization: 'basic', executionMode: 'parallel', interOpThreads: 2, memoryArena: false, memoryPattern: false });
+    const tuned = ortOptions('cpu', 0, { graphOptimization: 'basic', executionMode: 'parallel', interOpThreads: 2, memoryArena: false, memoryPattern: true });
     expect(tuned).toEqual({
-      executionProviders: ['cpu'], graphOptimizationLevel: 'basic', executionMode: 'parallel', enableCpuMemArena: false, enableMemPattern: false, interOpNumThreads: 2,
+      executionProviders: ['cpu'], graphOptimizationLevel: 'basic', executionMode: 'parallel', enableCpuMemArena: false, enableMemPattern: true, interOpNumThreads: 2,
     });
     // Flushing denormals is opt-in (it changes results below float32's normal range).
     expect(ortOptions('cpu', 2, { denormalAsZero: true }).extra).toEqual({ session: { set_denormal_as_zero: '1' } });
@@ -140,6 +140,24 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
     }
     expect(stages['model:slimsam-77-uniform encoder']!.calls).toBe(4); // one embedding per image, two boxes each
     expect(stages['model:slimsam-77-uniform decoder']!.calls).toBe(8);
+  }, 60_000);
+
+  it('--low-memory (one model at a time, in chunks) gives the same records, failures included', async () => {
+    const bad = join(dir, 'broken.png');
+    writeFileSync(bad, 'not a png');
+    const withBad = [...targets.slice(0, 2), ...targetsFromImages([bad], targets[0]!.objects), ...targets.slice(2)];
+    const stages = recordStages(true)!;
+    const low = await annotate(opts('low', { targets: withBad, lowMemory: true, lowMemoryChunk: 2 }));
+    recordStages(false);
+    await annotate(opts('all', { targets: withBad }));
+    expect(low.images_done).toBe(4);
+    expect(low.images_failed).toBe(1);
+    expect(read('low')).toEqual(read('all'));
+    const journal = (out: string) => readFileSync(join(dir, out, 'journal.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"failed"'));
+    expect(journal('low')).toEqual(journal('all'));
+    expect(stages['model:slimsam-77-uniform encoder']!.calls).toBe(4);
+    const info = (out: string) => (JSON.parse(readFileSync(join(dir, out, 'annotations.json'), 'utf8')) as CocoFile).info!.models;
+    expect(info('low')).toEqual(info('all'));
   }, 60_000);
 
   it('--precision int8 loads <stem>.int8.onnx and records it; a missing int8 file is a one-line error', async () => {

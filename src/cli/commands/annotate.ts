@@ -21,6 +21,8 @@ interface AnnotateCliOptions {
   batch: number;
   threads?: number;
   precision: string;
+  lowMemory?: boolean;
+  lowMemoryChunk?: number;
   modelsDir: string;
   boxThreshold?: number;
   textThreshold?: number;
@@ -96,6 +98,8 @@ export function registerAnnotate(program: Command): void {
     .option('--batch <n>', 'images decoded ahead of the models', parsePositiveInt, 2)
     .option('--threads <n>', 'onnxruntime intra-op threads (default: its choice)', parsePositiveInt)
     .addOption(choiceOption('--precision <p>', 'model files: fp32, or int8 (<stem>.int8.onnx beside each, opt-in; docs/perception.md)', PRECISIONS, 'fp32'))
+    .option('--low-memory', 'one model in memory at a time: images go through the models in chunks, model by model (docs/perception.md, "Memory")')
+    .option('--low-memory-chunk <n>', 'with --low-memory: images per chunk (default 16)', parsePositiveInt)
     .option('--models-dir <dir>', 'folder holding the model files', 'models')
     .option('--box-threshold <x>', 'detector box threshold (GroundingDINO default 0.35)', parseNumber)
     .option('--text-threshold <x>', 'detector text threshold (GroundingDINO default 0.25)', parseNumber)
@@ -114,6 +118,8 @@ export function registerAnnotate(program: Command): void {
       action(async (images: string[], o: AnnotateCliOptions) => {
         if (!o.out) throw new GsrError('--out DIR is required (the output folder)');
         if (o.queue === undefined && (o.shardSize !== undefined || o.resume)) throw new GsrError('--shard-size and --resume go with --queue');
+        if (o.queue !== undefined && o.lowMemory) throw new GsrError('--low-memory is for local runs; queue workers keep their models loaded');
+        if (o.lowMemoryChunk !== undefined && !o.lowMemory) throw new GsrError('--low-memory-chunk goes with --low-memory');
         const targets = await targetsFor(images, o);
         const { annotate } = await lib();
         const outDir = resolve(o.out);
@@ -150,6 +156,8 @@ export function registerAnnotate(program: Command): void {
             device: o.device as Device,
             threads: o.threads,
             precision: o.precision as Precision,
+            lowMemory: o.lowMemory ?? false,
+            lowMemoryChunk: o.lowMemoryChunk,
             params: modelParams(o),
             batch: o.batch,
             overlays: o.overlays ?? false,
