@@ -216,12 +216,10 @@ function steps(base: Record<string, unknown>, dir: string, photos: number): Reco
     memory_pattern_on: { session: { memoryPattern: true } },
     low_memory: { lowMemory: true },
     graph_optimization_basic: { session: { graphOptimization: 'basic' } },
-    graph_optimization_disabled: { session: { graphOptimization: 'disabled' } },
     memory_arena_off: { session: { memoryArena: false } },
     denormal_as_zero: { session: { denormalAsZero: true } },
     parallel_execution_2_inter_op: { session: { executionMode: 'parallel', interOpThreads: 2 } },
     intra_op_threads_1: { threads: 1 },
-    intra_op_threads_default: { threads: 0 },
     no_prefetch: { prefetch: false },
   };
   const out: Record<string, unknown> = { photos: n };
