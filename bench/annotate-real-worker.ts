@@ -44,7 +44,7 @@ if (cfg.mode === 'annotate') {
     objects_found: s.objects_found,
     objects_not_found: s.objects_not_found,
     load_seconds: s.load_seconds,
-    // The summary's images/s has 2 decimals, which reads 0 below 0.005/s; wall minus loading instead.
+    // Wall time minus loading, the final rebuild of annotations.json included.
     loop_seconds: r3(s.seconds - s.load_seconds),
     images_per_second: Math.round((s.images_processed / (s.seconds - s.load_seconds)) * 1e4) / 1e4,
     device: s.device,
