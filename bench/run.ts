@@ -39,4 +39,5 @@ for (const file of files) {
     process.stderr.write(`bench ${name} failed: ${(err as Error).stack ?? String(err)}\n`);
   }
 }
-process.exitCode = failed > 0 ? 1 : 0;
+// A bench may have failed its own checks (process.exitCode set) without throwing.
+if (failed > 0) process.exitCode = 1;

@@ -3,6 +3,7 @@ import { sha256File } from '../util/hash.js';
 import { hashCanonical } from '../prompts/key.js';
 import type { BenchItem } from '../formats/bench-item.js';
 import { imageCount, writeBenchPrompts, type BenchPrompt, type PromptPart } from '../formats/chat-prompt.js';
+import { confinedRealPath } from '../util/confined.js';
 import { errorMessage } from '../util/errors.js';
 import type { Benchmark, DraftPrompt, PromptSettings } from './types.js';
 
@@ -48,7 +49,15 @@ export async function writeBenchPromptFile<I extends BenchItem>(benchmark: Bench
       drafts = benchmark.buildPrompts(item, settings, context);
       for (const d of drafts) {
         // Image paths are stored as real paths: the runner refuses one that leads through a symbolic link.
-        const parts: PromptPart[] = await Promise.all(d.parts.map(async (p) => (p.type === 'image' ? { ...p, image: await realpath(p.image).catch(() => p.image), sha256: await sha(p.image) } : p)));
+        // An item with a dataset root has its images read (hashed) only when they resolve inside it.
+        const place = (image: string) => (item.root !== undefined ? confinedRealPath(image, item.root) : realpath(image).catch(() => image));
+        const parts: PromptPart[] = await Promise.all(
+          d.parts.map(async (p) => {
+            if (p.type !== 'image') return p;
+            const image = await place(p.image);
+            return { ...p, image, sha256: await sha(image) };
+          }),
+        );
         const body = { ...d, benchmark: benchmark.name, parts };
         built.push({ key: benchPromptKey(body), ...body });
       }

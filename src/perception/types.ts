@@ -120,8 +120,8 @@ export interface SessionTuning {
    */
   memoryPattern?: boolean;
   /**
-   * Flush denormal floats to zero on the CPU (default off: results as computed). Denormals made a
-   * badly initialised random-weight SAM encoder up to 19x slower (docs/perception.md, "Speed").
+   * Flush denormal floats to zero on the CPU (default off: results as computed). On the real-size
+   * random-weight models it was 25% faster end to end (docs/perception.md, "Speed at real model size").
    */
   denormalAsZero?: boolean;
 }

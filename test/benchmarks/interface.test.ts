@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -74,6 +74,17 @@ describe('benchmark plug-in interface', () => {
     await writeBenchPromptFile(b, items.slice(0, 1), {}, undefined, out);
     expect((await readBenchPrompts(out))[0].key).not.toBe(prompts[0].key);
     expect(readFileSync(out, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+
+    // An item with a dataset root: an image that resolves outside it (a symbolic link) is never read.
+    mkdirSync(join(dir, 'root'));
+    writeFileSync(join(dir, 'root', 'ref.png'), 'ref');
+    writeFileSync(join(dir, 'secret.png'), 'secret');
+    symlinkSync(join(dir, 'secret.png'), join(dir, 'root', 'link.png'));
+    writeFileSync(join(dir, 'root', 'in.png'), 'in');
+    const rooted: ToyItem[] = ['in', 'link'].map((id) => ({ id, benchmark: 'toy', task: 't1', level: '1', image: join(dir, 'root', `${id}.png`), answer: 'yes', root: join(dir, 'root') }));
+    const r = await writeBenchPromptFile(toy(join(dir, 'root', 'ref.png')), rooted, {}, undefined, out);
+    expect(r).toMatchObject({ items: 1, prompts: 1 });
+    expect(r.skipped).toEqual([{ item: 'link', reason: expect.stringMatching(/link\.png resolves to .*secret\.png, outside its root/) }]);
 
     const map = new Map(items.map((i) => [i.id, i]));
     const responses = [
