@@ -1,8 +1,8 @@
 /** `gsr queue status|drain|clean`: what the registered runs are doing, and cleaning up after them. */
 import type { Redis } from 'ioredis';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { GsrError } from '../util/errors.js';
-import { KEY_PREFIX, openRedis, safeQueueUrl } from './connection.js';
+import { openQueue, openRedis, safeQueueUrl } from './connection.js';
 import { getRun, listRuns, unregisterRun, type QueueRun } from './runs.js';
 
 export interface RunStatus {
@@ -41,7 +41,7 @@ async function withRuns<T>(url: string, runId: string | undefined, fn: (redis: R
 async function eachQueue<T>(redis: Redis, runs: QueueRun[], fn: (queue: Queue, run: QueueRun) => Promise<T>): Promise<T[]> {
   const out: T[] = [];
   for (const run of runs) {
-    const queue = new Queue(run.queue, { connection: redis, prefix: KEY_PREFIX });
+    const queue = openQueue(run.queue, redis);
     try {
       out.push(await fn(queue, run));
     } finally {

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { Queue, type Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import {
   annotateTarget,
   buildInfo,
@@ -38,7 +38,7 @@ import { GsrError } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
 import { readJsonFile } from '../util/jsonl.js';
 import { sha256Hex } from '../util/hash.js';
-import { KEY_PREFIX, openRedis, safeQueueUrl } from './connection.js';
+import { openQueue, openRedis, safeQueueUrl } from './connection.js';
 import { getRun, newRunId, queueNameOf, registerRun, unregisterRun, type QueueRun } from './runs.js';
 import type { JobProcessor } from './worker.js';
 
@@ -181,7 +181,7 @@ export function queueAnnotateExecutor(q: QueueAnnotateOptions): AnnotateExecutor
       await registerRun(redis, run);
       await writeJsonAtomic(runFile, { id, queue: run.queue, url: safeQueueUrl(q.url) });
       q.onRun?.({ id, queue: run.queue, resumed: attached.existing !== null });
-      queue = new Queue(run.queue, { connection: redis, prefix: KEY_PREFIX });
+      queue = openQueue(run.queue, redis);
 
       // The shard plan over all targets, so a resumed run finds the same shards under the same job ids.
       const open = new Set(todo.map((t) => t.itemId));

@@ -3,6 +3,7 @@
  * TLS). Commands wait through a lost connection instead of failing (`maxRetriesPerRequest: null`, as
  * BullMQ workers need), and reconnects back off from 100 ms to 5 s, so a Redis restart only pauses a run.
  */
+import { Queue } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { notice } from '../util/log.js';
 import { GsrError } from '../util/errors.js';
@@ -69,4 +70,14 @@ export function openRedis(url: string, options: Partial<RedisOptions> = {}): Red
     notice(`Redis at ${safeQueueUrl(url)}: connected again`);
   });
   return redis;
+}
+
+/**
+ * A BullMQ queue on a shared connection from `openRedis`, which reports connection errors itself. The
+ * queue re-emits them; without a listener BullMQ prints each with its stack.
+ */
+export function openQueue(name: string, redis: Redis): Queue {
+  const queue = new Queue(name, { connection: redis, prefix: KEY_PREFIX });
+  queue.on('error', () => undefined);
+  return queue;
 }

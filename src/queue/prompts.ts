@@ -7,7 +7,7 @@
  * they hold across all workers together.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Queue, type Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import type { AnyPrompt } from '../formats/prompts.js';
 import type { AnswererOptions } from '../mllm/registry.js';
 import { answerers } from '../mllm/index.js'; // registers the openai client and the baselines
@@ -17,7 +17,7 @@ import type { RunStore } from '../mllm/store.js';
 import type { Answerer } from '../mllm/types.js';
 import { GsrError } from '../util/errors.js';
 import { sha256Hex } from '../util/hash.js';
-import { KEY_PREFIX, openRedis } from './connection.js';
+import { openQueue, openRedis } from './connection.js';
 import { attachRun, dropRun, progressPoller, type QueueSubmitOptions } from './annotate.js';
 import { newRunId, queueNameOf, registerRun, type QueueRun } from './runs.js';
 import type { JobProcessor } from './worker.js';
@@ -78,7 +78,7 @@ export function queueDispatch(q: QueueRunOptions): NonNullable<RunOptions['dispa
       await registerRun(redis, run);
       q.store.setMeta(metaName, id);
       q.onRun?.({ id, queue: run.queue, resumed: attached.existing !== null });
-      queue = new Queue(run.queue, { connection: redis, prefix: KEY_PREFIX });
+      queue = openQueue(run.queue, redis);
       await queue.setGlobalConcurrency(q.concurrency);
       if (q.rateLimit !== undefined) {
         const { max, duration } = limiterFor(q.rateLimit);

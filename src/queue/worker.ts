@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import { KEY_PREFIX, openRedis, redisOptions } from './connection.js';
+import { KEY_PREFIX, openQueue, openRedis, redisOptions } from './connection.js';
 import { getRun, listRuns, type QueueRun, type RunKind } from './runs.js';
 import { errorMessage } from '../util/errors.js';
 
@@ -57,7 +57,7 @@ async function pickRun(redis: Redis, o: WorkerOptions, refused: Set<string>): Pr
   if (o.runId !== undefined) return getRun(redis, o.runId);
   for (const run of await listRuns(redis)) {
     if (run.kind !== o.kind || refused.has(run.id)) continue;
-    const queue = new Queue(run.queue, { connection: redis, prefix: KEY_PREFIX });
+    const queue = openQueue(run.queue, redis);
     try {
       if ((await openJobs(queue)) > 0) return run;
     } finally {
@@ -69,15 +69,17 @@ async function pickRun(redis: Redis, o: WorkerOptions, refused: Set<string>): Pr
 
 /**
  * Closes a worker after its jobs in hand are done. After a Redis restart BullMQ's orderly close can
- * wait for good on its blocking connection (seen in test/queue/annotate-queue.test.ts); once no job
- * is in hand and a grace period has passed, a forced close loses nothing.
+ * wait for good on its blocking connection (seen in test/queue/annotate-queue.test.ts), and a second
+ * `close(true)` only returns the first call's promise; so once no job is in hand and a grace period
+ * has passed, the connections are dropped, which loses nothing and lets the orderly close finish.
  */
 async function closeWorker(worker: Worker, inHand: () => number, graceMs = 5000): Promise<void> {
   const closing = worker.close().then(() => true);
   for (let idleFor = 0; idleFor < graceMs; idleFor = inHand() === 0 ? idleFor + 250 : 0) {
     if (await Promise.race([closing, sleep(250, false)])) return;
   }
-  await Promise.race([worker.close(true), sleep(graceMs)]);
+  await Promise.race([worker.disconnect().catch(() => undefined), sleep(graceMs)]);
+  await Promise.race([closing, sleep(graceMs)]);
 }
 
 /** Serves runs until `signal` aborts (or `idleExitMs` passes with nothing to do). Returns jobs done. */
@@ -128,7 +130,7 @@ export async function serveQueue(o: WorkerOptions, processorFor: (run: QueueRun)
       worker.on('failed', (job, err) => o.onEvent?.({ type: 'job-failed', run: run.id, job: job?.id ?? '?', error: err.message }));
       worker.on('error', () => undefined); // connection errors: ioredis reconnects with backoff (connection.ts)
       o.onEvent?.({ type: 'attached', run: run.id, queue: run.queue });
-      const queue = new Queue(run.queue, { connection: redis, prefix: KEY_PREFIX });
+      const queue = openQueue(run.queue, redis);
       try {
         let idlePolls = 0;
         while (!o.signal.aborted && idlePolls < 2) {

@@ -12,7 +12,7 @@ import { annotate, targetsFromManifest } from '../../src/annotate/index.js';
 import { synthesizeDataset } from '../../src/datasets/index.js';
 import { FIXTURE_ANNOTATOR, writeFixtureModels } from '../helpers/annotator-fixtures.js';
 import { redisUnavailable, startRedis, type TestRedis } from '../helpers/redis.js';
-import { gsr, killAll, waitFor, type Proc } from './procs.js';
+import { exitOf, gsr, killAll, waitFor, type Proc } from './procs.js';
 
 const skip = redisUnavailable();
 if (skip) console.warn(`queue tests skipped: ${skip}`);
@@ -31,6 +31,9 @@ function cocoWithoutInfo(dir: string): unknown {
 }
 
 const doneCount = (dir: string) => (existsSync(join(dir, 'journal.jsonl')) ? journalRecords(dir).length : 0);
+const t0 = Date.now();
+/** Step markers with times, so a timeout shows where it stopped. */
+const step = (what: string, out: string) => console.log(`${((Date.now() - t0) / 1000).toFixed(1)} s: ${what} (${doneCount(out)} committed)`);
 
 describe.skipIf(skip !== null)('annotation on the job queue', () => {
   let redis: TestRedis;
@@ -62,29 +65,35 @@ describe.skipIf(skip !== null)('annotation on the job queue', () => {
     // A worker dies at a random point early on and comes back.
     const killAt = Math.round(IMAGES * (0.1 + 0.2 * Math.random()));
     console.log(`queue annotate: ${IMAGES} images, worker SIGKILLed after ${killAt} committed, Redis and the submitter at ${Math.round(IMAGES * 0.45)}`);
-    await waitFor('the first shards', () => doneCount(out) >= killAt, 600_000);
+    await waitFor('the first shards', () => doneCount(out) >= killAt, 150_000, [submitter, ...workers]);
+    step('worker 0 SIGKILL', out);
     workers[0].child.kill('SIGKILL');
-    await workers[0].exited;
+    await exitOf(workers[0], 'worker 0 (SIGKILL)', 30_000);
     workers[0] = gsr(workerArgs);
     // Redis dies (SIGKILL; AOF with fsync per write) and comes back on the same port.
-    await waitFor('more shards', () => doneCount(out) >= Math.round(IMAGES * 0.45), 600_000);
+    await waitFor('more shards', () => doneCount(out) >= Math.round(IMAGES * 0.45), 150_000, [submitter, ...workers]);
+    step('Redis restart', out);
     await redis.restart();
     // The submitter dies and is re-attached. Killed while it is still reconnecting: once back, it
     // commits what the workers did meanwhile in one burst, and could finish before a later kill.
+    step('submitter SIGKILL', out);
     submitter.child.kill('SIGKILL');
-    expect(await submitter.exited).toBe('SIGKILL');
+    expect(await exitOf(submitter, 'the submitter (SIGKILL)', 30_000)).toBe('SIGKILL');
     const before = doneCount(out);
     expect(before).toBeLessThan(IMAGES);
     // SIGTERM mid-run: the worker finishes its shard in hand and exits 0.
+    step('worker 1 SIGTERM', out);
     workers[1].child.kill('SIGTERM');
-    expect(await workers[1].exited, workers[1].output()).toBe(0);
+    expect(await exitOf(workers[1], 'worker 1 (SIGTERM)', 120_000), workers[1].output()).toBe(0);
     expect(workers[1].output()).toMatch(/stopping: finishing the jobs in hand[\s\S]*stopped after \d+ jobs/);
     workers[1] = gsr(workerArgs);
+    step('submit without --resume', out);
     const refused = gsr(submitArgs); // without --resume: refused, the run left alone
-    expect(await refused.exited).toBe(1);
+    expect(await exitOf(refused, 'the refused submit', 60_000)).toBe(1);
     expect(refused.output()).toMatch(/has a queued run .* pass --resume/);
+    step('submit --resume', out);
     submitter = gsr([...submitArgs, '--resume']);
-    expect(await submitter.exited, submitter.output()).toBe(0);
+    expect(await exitOf(submitter, 'the resumed submitter', 180_000), submitter.output()).toBe(0);
     const summary = JSON.parse(submitter.output().slice(submitter.output().indexOf('{\n')));
     expect(summary).toMatchObject({ images_total: IMAGES, images_done: IMAGES, images_failed: 0, images_skipped: before });
 
@@ -98,11 +107,13 @@ describe.skipIf(skip !== null)('annotation on the job queue', () => {
     for (const f of depth) expect(readFileSync(join(out, 'depth', f)).equals(readFileSync(join(local, 'depth', f))), f).toBe(true);
     // The finished run is gone from Redis and from the output folder.
     expect(existsSync(join(out, '.gsr-queue.json'))).toBe(false);
+    step('queue status', out);
     const status = gsr(['queue', 'status', '--queue', redis.url, '--json']);
-    expect(await status.exited).toBe(0);
+    expect(await exitOf(status, 'queue status', 60_000)).toBe(0);
     expect(JSON.parse(status.output())).toEqual([]);
 
+    step('workers SIGTERM', out);
     for (const w of workers) w.child.kill('SIGTERM');
-    for (const w of workers) expect(await w.exited).toBe(0);
+    for (const w of workers) expect(await exitOf(w, 'a worker (SIGTERM)', 60_000)).toBe(0);
   }, IMAGES > 100 ? 3_600_000 : 480_000);
 });
