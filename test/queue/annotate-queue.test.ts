@@ -18,6 +18,8 @@ const skip = redisUnavailable();
 if (skip) console.warn(`queue tests skipped: ${skip}`);
 /** GSR_QUEUE_ACCEPTANCE=1 runs the issue's acceptance size (500 images); npm test runs 48. */
 const IMAGES = process.env.GSR_QUEUE_ACCEPTANCE === '1' ? 500 : 48;
+/** Waits that depend on the number of images last this many times longer at the acceptance size. */
+const SCALE = IMAGES > 100 ? 10 : 1;
 
 /** Journal records without the header and provenance lines (which carry times and the run's info). */
 function journalRecords(dir: string): string[] {
@@ -65,13 +67,13 @@ describe.skipIf(skip !== null)('annotation on the job queue', () => {
     // A worker dies at a random point early on and comes back.
     const killAt = Math.round(IMAGES * (0.1 + 0.2 * Math.random()));
     console.log(`queue annotate: ${IMAGES} images, worker SIGKILLed after ${killAt} committed, Redis and the submitter at ${Math.round(IMAGES * 0.45)}`);
-    await waitFor('the first shards', () => doneCount(out) >= killAt, 150_000, [submitter, ...workers]);
+    await waitFor('the first shards', () => doneCount(out) >= killAt, 150_000 * SCALE, [submitter, ...workers]);
     step('worker 0 SIGKILL', out);
     workers[0].child.kill('SIGKILL');
     await exitOf(workers[0], 'worker 0 (SIGKILL)', 30_000);
     workers[0] = gsr(workerArgs);
     // Redis dies (SIGKILL; AOF with fsync per write) and comes back on the same port.
-    await waitFor('more shards', () => doneCount(out) >= Math.round(IMAGES * 0.45), 150_000, [submitter, ...workers]);
+    await waitFor('more shards', () => doneCount(out) >= Math.round(IMAGES * 0.45), 150_000 * SCALE, [submitter, ...workers]);
     step('Redis restart', out);
     await redis.restart();
     // The submitter dies and is re-attached. Killed while it is still reconnecting: once back, it
@@ -93,7 +95,7 @@ describe.skipIf(skip !== null)('annotation on the job queue', () => {
     expect(refused.output()).toMatch(/has a queued run .* pass --resume/);
     step('submit --resume', out);
     submitter = gsr([...submitArgs, '--resume']);
-    expect(await exitOf(submitter, 'the resumed submitter', 180_000), submitter.output()).toBe(0);
+    expect(await exitOf(submitter, 'the resumed submitter', 180_000 * SCALE), submitter.output()).toBe(0);
     const summary = JSON.parse(submitter.output().slice(submitter.output().indexOf('{\n')));
     expect(summary).toMatchObject({ images_total: IMAGES, images_done: IMAGES, images_failed: 0, images_skipped: before });
 

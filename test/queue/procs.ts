@@ -59,10 +59,8 @@ export async function waitFor(what: string, test: () => boolean | Promise<boolea
   }
 }
 
-/** The exit of `p`, or an error with its output when it has not exited within `timeoutMs`. */
+/** The exit of `p`, or an error with the outputs of the running processes when it has not exited within `timeoutMs`. */
 export async function exitOf(p: Proc, what: string, timeoutMs = 180_000): Promise<number | string> {
-  await waitFor(`${what} to exit`, () => p.ended() !== null, timeoutMs).catch((err: Error) => {
-    throw new Error(`${err.message}\n${what}: ${p.output().slice(-1500)}`);
-  });
+  await waitFor(`${what} to exit`, () => p.ended() !== null, timeoutMs);
   return p.exited;
 }
