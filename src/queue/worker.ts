@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { Worker, type ConnectionOptions, type Job, type Queue } from 'bullmq';
 import { KEY_PREFIX, openQueue, openRedis, redisOptions } from './connection.js';
 import { getRun, listRuns, type QueueRun, type RunKind } from './runs.js';
 import { errorMessage } from '../util/errors.js';
