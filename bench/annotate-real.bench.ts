@@ -6,7 +6,8 @@
  * then ZoeDepth depth-only on the first --zoe-photos photos, both pipelines. Run by name only:
  *
  *   npm run bench -- annotate-real [--photos N] [--threads N] [--device cpu|cuda] [--zoe-photos N]
- *     [--no-python] [--no-int8] [--no-low-memory] [--steps] [--synthetic N] [--models-dir DIR]
+ *     [--no-python] [--no-int8] [--no-low-memory] [--no-flush-denormals] [--steps] [--synthetic N]
+ *     [--models-dir DIR]
  *
  * `--steps` adds the speed-up steps' measurements (session options, pipelining) on the first photos.
  * Every run is a fresh process (its peak RSS is its own). Needs GSR_BENCH_PYTHON (default python3)
@@ -74,6 +75,14 @@ function judged(p: Parity): Parity {
   return { ...p, agree: within && p.problems.length === 0 };
 }
 
+/** Whether two gsr runs wrote the same records and byte-identical depth PNGs. */
+function sameOutputs(a: string, b: string): { records: boolean; depth_files: boolean } {
+  const read = (d: string) => JSON.parse(readFileSync(join(d, 'annotations.json'), 'utf8')) as { images: Array<{ depth_file?: string }>; annotations: unknown[] };
+  const [x, y] = [read(a), read(b)];
+  const depth = x.images.every((im) => !im.depth_file || readFileSync(join(a, im.depth_file)).equals(readFileSync(join(b, im.depth_file))));
+  return { records: JSON.stringify([x.images, x.annotations]) === JSON.stringify([y.images, y.annotations]), depth_files: depth };
+}
+
 /** GroundingDINO's traced input size (bench/real_models.py, GD_PAD), which both pipelines pad to. */
 function gdPad(modelsDir: string): [number, number] {
   const s = (JSON.parse(readFileSync(join(modelsDir, 'grounding-dino-tiny', 'built.json'), 'utf8')) as { input_size: { height: number; width: number } }).input_size;
@@ -102,6 +111,7 @@ export default async function bench() {
       'no-python': { type: 'boolean', default: false },
       'no-int8': { type: 'boolean', default: false },
       'no-low-memory': { type: 'boolean', default: false },
+      'no-flush-denormals': { type: 'boolean', default: false },
       steps: { type: 'boolean', default: false },
       synthetic: { type: 'string', default: '0' },
     },
@@ -139,6 +149,11 @@ export default async function bench() {
       step(`gsr fp32 --low-memory, ${photos.length} photos`);
       result.gsr_fp32_low_memory = worker({ ...base, outDir: join(dir, 'gsr-fp32-low'), precision: 'fp32', lowMemory: true });
     }
+    if (!a['no-flush-denormals']) {
+      step(`gsr fp32 --flush-denormals, ${photos.length} photos`);
+      result.gsr_fp32_flush_denormals = worker({ ...base, outDir: join(dir, 'gsr-fp32-flush'), precision: 'fp32', session: { denormalAsZero: true } });
+      result.flush_denormals_same_outputs_as_fp32 = sameOutputs(join(dir, 'gsr-fp32'), join(dir, 'gsr-fp32-flush'));
+    }
     if (!a['no-python']) {
       step('python reference');
       const jobPath = job(photos, models, modelsDir, threads, join(dir, 'ref'), join(dir, 'job.json'));
@@ -146,6 +161,11 @@ export default async function bench() {
       result.python_reference = ref;
       result.gsr_fp32_vs_python = ratio(gsr.images_per_second, ref.images_per_second);
       result.parity_fp32 = judged(py(['compare', jobPath, join(dir, 'gsr-fp32'), join(dir, 'ref')]) as unknown as Parity);
+      const flush = result.gsr_fp32_flush_denormals as Figures | undefined;
+      if (flush) {
+        result.gsr_fp32_flush_denormals_vs_python = ratio(flush.images_per_second, ref.images_per_second);
+        result.parity_fp32_flush_denormals = judged(py(['compare', jobPath, join(dir, 'gsr-fp32-flush'), join(dir, 'ref')]) as unknown as Parity);
+      }
       const low = result.gsr_fp32_low_memory as Figures | undefined;
       if (low) {
         result.gsr_fp32_low_memory_vs_python = ratio(low.images_per_second, ref.images_per_second);
@@ -192,7 +212,7 @@ export default async function bench() {
       await synthesizeDataset({ out: syn, count: synthetic, seed: 7, width: 640, height: 480, format: 'png' });
       result.synthetic = worker({ ...base, manifest: join(syn, 'manifest.jsonl'), outDir: join(dir, 'gsr-syn'), precision: 'fp32' });
     }
-    const parity = [result.parity_fp32, result.parity_fp32_low_memory, (result.zoedepth as { parity_fp32?: Parity } | undefined)?.parity_fp32].filter(Boolean) as Parity[];
+    const parity = [result.parity_fp32, result.parity_fp32_low_memory, result.parity_fp32_flush_denormals, (result.zoedepth as { parity_fp32?: Parity } | undefined)?.parity_fp32].filter(Boolean) as Parity[];
     if (parity.some((p) => !p.agree)) {
       process.exitCode = 1;
       process.stderr.write('annotate-real: gsr-bench and the Python reference disagree beyond the parity tolerances (see parity_fp32)\n');
@@ -217,10 +237,12 @@ function steps(base: Record<string, unknown>, dir: string, photos: number): Reco
     low_memory: { lowMemory: true },
     graph_optimization_basic: { session: { graphOptimization: 'basic' } },
     memory_arena_off: { session: { memoryArena: false } },
-    denormal_as_zero: { session: { denormalAsZero: true } },
+    flush_denormals: { session: { denormalAsZero: true } },
     parallel_execution_2_inter_op: { session: { executionMode: 'parallel', interOpThreads: 2 } },
     intra_op_threads_1: { threads: 1 },
-    no_prefetch: { prefetch: false },
+    prefetch: { prefetch: true },
+    int8: { precision: 'int8' },
+    int8_flush_denormals: { precision: 'int8', session: { denormalAsZero: true } },
   };
   const out: Record<string, unknown> = { photos: n };
   for (const [name, v] of Object.entries(variants)) {

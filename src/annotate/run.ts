@@ -59,7 +59,8 @@ export interface AnnotateOptions {
   batch?: number;
   /**
    * Hand each image to the models' `prefetch` as soon as it is decoded, so its pre-processing runs
-   * during the previous image's inference (default true; docs/perception.md, "Speed").
+   * during the previous image's inference. Default: on when a model runs on the GPU; off on the CPU,
+   * where it competes with onnxruntime's threads (docs/perception.md, "Speed").
    */
   prefetch?: boolean;
   overlays?: boolean;
@@ -197,6 +198,7 @@ export async function buildInfo(o: ModelSettings, created: string, models: Perce
     if (p.sha256 !== undefined) described.record.sha256 = p.sha256;
     if (p.settings) described.record.settings = p.settings;
     if (o.precision === 'int8') described.record.settings = { ...described.record.settings, precision: 'int8' };
+    if (o.session?.denormalAsZero) described.record.settings = { ...described.record.settings, denormals: 'flushed to zero' };
     list.push(described.record);
     Object.assign(thresholds, described.thresholds);
     Object.assign(pluginThresholds, p.thresholds ?? {});
@@ -255,6 +257,7 @@ async function annotateLocally(todo: AnnotateTarget[], o: AnnotateOptions, sink:
   try {
     sink.info(await buildInfo(o, '', models));
     const batch = Math.max(1, o.batch ?? 2);
+    const prefetch = o.prefetch ?? [models.detector, models.segmenter, models.depth].some((m) => m?.device === 'cuda');
     const queue: Array<{ target: AnnotateTarget; image: Promise<RgbImage> }> = [];
     let next = 0;
     const fill = () => {
@@ -262,7 +265,7 @@ async function annotateLocally(todo: AnnotateTarget[], o: AnnotateOptions, sink:
         const target = todo[next++];
         const image = readTargetImage(target);
         image.catch(() => undefined); // handled when its turn comes
-        if (o.prefetch !== false) void image.then((img) => prefetchAll(models, img), () => undefined);
+        if (prefetch) void image.then((img) => prefetchAll(models, img), () => undefined);
         queue.push({ target, image });
       }
     };

@@ -116,6 +116,35 @@ function resolvePaths(config: PipelineConfig, base: string): PipelineConfig {
   return c;
 }
 
+const hasEnvRef = (text: string) => new RegExp(ENV_REF.source).test(text);
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const k of path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
+/**
+ * Where the schema wants a number or a boolean and a filled-in string spells one (`${N:-8}`), puts
+ * the number or boolean in its place, as YAML would have read it written out. Returns whether any was.
+ */
+function typeFilled(config: unknown, issues: readonly z.core.$ZodIssue[]): boolean {
+  let changed = false;
+  for (const issue of issues) {
+    if (issue.code !== 'invalid_type' || (issue.expected !== 'number' && issue.expected !== 'boolean')) continue;
+    const parent = valueAt(config, issue.path.slice(0, -1)) as Record<PropertyKey, unknown> | undefined;
+    const key = issue.path.at(-1)!;
+    const text = parent?.[key];
+    if (typeof text !== 'string') continue;
+    const typed = issue.expected === 'number' ? (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? Number(text) : undefined) : ({ true: true, false: false } as Record<string, boolean>)[text];
+    if (typed !== undefined) {
+      parent![key] = typed;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 /** What every pipeline schema has: models with names, kinds and `if_env`. */
 type WithModels = { models: Array<{ name: string; if_env?: string[] }> };
 
@@ -139,11 +168,13 @@ export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, te
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new GsrError(`${file}: a pipeline file must be a YAML mapping`);
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const more = parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more)` : '';
-    throw new GsrError(describeIssue(parsed.error.issues[0], doc, lines, file) + more);
+  // A `${VAR}` where a number or flag goes is checked once filled in (below), not as written.
+  const issues = parsed.success ? [] : parsed.error.issues.filter((i) => !(typeof valueAt(raw, i.path) === 'string' && hasEnvRef(valueAt(raw, i.path) as string)));
+  if (issues.length > 0) {
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+    throw new GsrError(describeIssue(issues[0], doc, lines, file) + more);
   }
-  const data = parsed.data as z.infer<S>;
+  const data = (parsed.success ? parsed.data : raw) as z.infer<S>;
   const skippedModels: LoadedPipeline['skippedModels'] = [];
   const kept = data.models.filter((m) => {
     const unset = (m.if_env ?? []).filter((name) => !env[name]);
@@ -157,7 +188,8 @@ export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, te
     throw new GsrError(`${file}: ${errorMessage(err)}`);
   }
   // Values filled from the environment are checked again (without lines: they are not in the file).
-  const filled = schema.safeParse(config);
+  let filled = schema.safeParse(config);
+  if (!filled.success && typeFilled(config, filled.error.issues)) filled = schema.safeParse(config);
   if (!filled.success) {
     const issue = filled.error.issues[0];
     const path = pathText(issue.path.filter((k): k is PathKey => typeof k !== 'symbol'));

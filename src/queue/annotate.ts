@@ -56,6 +56,8 @@ export interface AnnotateSpec {
   files?: ModelSettings['files'];
   /** Model file variant; absent means fp32 (runs queued before it was recorded). */
   precision?: ModelSettings['precision'];
+  /** onnxruntime session settings every worker uses (`--flush-denormals`); absent means the defaults. */
+  session?: ModelSettings['session'];
   overlays: boolean;
   maxRunnersUp: number;
   shardSize: number;
@@ -170,6 +172,7 @@ export function queueAnnotateExecutor(q: QueueAnnotateOptions): AnnotateExecutor
         depth: o.depth ?? null,
         params: o.params ?? {},
         ...(o.precision === 'int8' ? { precision: o.precision } : {}),
+        ...(o.session?.denormalAsZero ? { session: { denormalAsZero: true } } : {}),
         files: o.files,
         overlays: o.overlays ?? false,
         maxRunnersUp: o.maxRunnersUp ?? 5,
@@ -255,7 +258,7 @@ export interface AnnotateWorkerOptions {
  */
 export async function annotateProcessor(run: QueueRun, w: AnnotateWorkerOptions): Promise<JobProcessor> {
   const spec = run.spec as AnnotateSpec;
-  const settings: ModelSettings = { detector: spec.detector, segmenter: spec.segmenter, depth: spec.depth, params: spec.params, files: spec.files, precision: spec.precision, modelsDir: w.modelsDir, device: w.device, threads: w.threads };
+  const settings: ModelSettings = { detector: spec.detector, segmenter: spec.segmenter, depth: spec.depth, params: spec.params, files: spec.files, precision: spec.precision, session: spec.session, modelsDir: w.modelsDir, device: w.device, threads: w.threads };
   const free: Array<{ models: PerceptionModels; info: AnnotationInfo }> = [];
   const all: PerceptionModels[] = [];
   return {

@@ -1,10 +1,48 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
 
 function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/** A temp file of {@link tempPathFor}; group 1 is its writer's pid. */
+const TEMP_FILE = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temp files under `folder` (symbolic links not followed) whose writer process is gone: a
+ * writer killed between writing and renaming leaves one. Returns how many were removed.
+ */
+export function removeStaleTemps(folder: string): number {
+  let removed = 0;
+  let entries;
+  try {
+    entries = readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const path = join(folder, e.name);
+    if (e.isDirectory()) removed += removeStaleTemps(path);
+    else if (e.isFile()) {
+      const m = TEMP_FILE.exec(e.name);
+      if (m && !alive(Number(m[1]))) {
+        rmSync(path, { force: true });
+        removed++;
+      }
+    }
+  }
+  return removed;
 }
 
 /** Writes a file so that readers see either the old content or the new, never a partial file. */

@@ -12,7 +12,8 @@ import Database from 'better-sqlite3';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GsrError } from './errors.js';
-import { writeFileAtomicSync } from './fs.js';
+import { removeStaleTemps, writeFileAtomicSync } from './fs.js';
+import { notice } from './log.js';
 
 /** Lock file name inside an output folder. */
 export const LOCK_FILE = '.gsr.lock';
@@ -62,10 +63,15 @@ export function tryLock(path: string, command: string): Lock | null {
   };
 }
 
-/** Takes the lock of an output folder for `command` (named to a refused writer), or throws a GsrError naming the holder. */
+/**
+ * Takes the lock of an output folder for `command` (named to a refused writer), or throws a GsrError
+ * naming the holder. Then removes the temp files that killed writers left in the folder.
+ */
 export function lockOutputFolder(folder: string, command: string): Lock {
   const path = join(folder, LOCK_FILE);
   const lock = tryLock(path, command);
   if (lock === null) throw new GsrError(`${folder} is in use by ${describeOwner(path)}; wait for it to finish or stop it`);
+  const removed = removeStaleTemps(folder);
+  if (removed > 0) notice(`removed ${removed} unfinished temp file${removed === 1 ? '' : 's'} that a stopped run left in ${folder}`);
   return lock;
 }

@@ -17,7 +17,7 @@ import { precisionPath } from '../../src/perception/manifest.js';
 import { ortOptions } from '../../src/perception/runtime.js';
 import type { RgbImage } from '../../src/perception/types.js';
 import { recordStages } from '../../src/util/stage-clock.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { writeDepthFixture, writeGroundingDinoFixture, writeSamDecoderFixture, writeSamEncoderFixture } from '../helpers/onnx-fixtures.js';
 import { writePng } from './helpers/images.js';
 
@@ -125,11 +125,11 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
     ]);
   });
 
-  it('pre-processing ahead changes no output, and the stage clock sees every stage', async () => {
+  it('pre-processing ahead (off by default on the CPU) changes no output, and the stage clock sees every stage', async () => {
     const stages = recordStages(true)!;
-    const on = await annotate(opts('on'));
+    const on = await annotate(opts('on', { prefetch: true }));
     recordStages(false);
-    const off = await annotate(opts('off', { prefetch: false }));
+    const off = await annotate(opts('off'));
     expect(on.images_done).toBe(4);
     expect(on.objects_found).toBe(8);
     expect(off.images_done).toBe(4);
@@ -181,5 +181,20 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
     expect(depthModel.files![0]!.matches_manifest).toBeNull();
     const fp32Info = (JSON.parse(readFileSync(join(dir, 'fp32', 'annotations.json'), 'utf8')) as CocoFile).info!;
     expect(fp32Info.models!.find((m) => m.id === DEPTH)!.settings?.precision).toBeUndefined();
+  }, 60_000);
+
+  it('--flush-denormals gives the same records here and is recorded per model', async () => {
+    const out = join(dir, 'flushed');
+    const r = runCli([
+      'annotate', 'run', ...targets.slice(0, 2).map((t) => t.imagePath), '--objects', 'mug,table', '--detector', 'grounding-dino-tiny',
+      '--segmenter', 'slimsam-77-uniform', '--depth', DEPTH, '--models-dir', join(dir, 'models'), '--device', 'cpu', '--threads', '1',
+      '--flush-denormals', '--out', out,
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    await annotate(opts('not-flushed', { targets: targets.slice(0, 2) }));
+    expect(read('flushed')).toEqual(read('not-flushed'));
+    const models = (o: string) => (JSON.parse(readFileSync(join(dir, o, 'annotations.json'), 'utf8')) as CocoFile).info!.models!;
+    expect(models('flushed').map((m) => m.settings?.denormals)).toEqual(['flushed to zero', 'flushed to zero', 'flushed to zero']);
+    expect(models('not-flushed').map((m) => m.settings?.denormals)).toEqual([undefined, undefined, undefined]);
   }, 60_000);
 });

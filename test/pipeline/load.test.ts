@@ -76,6 +76,17 @@ describe('pipeline file', () => {
     expect(parsePipeline(text, 'p.yaml', { KIND: 'random' }).config.models[1].kind).toBe('random');
   });
 
+  it('a ${VAR} where a number or flag goes is read as one once filled in, and checked', () => {
+    const text = BASE.replace('count: 8', 'count: ${N:-8}').replace('kind: geometric', 'kind: geometric\n    concurrency: ${CONC:-2}');
+    const p = parsePipeline(text, 'p.yaml', { CONC: '16' });
+    expect(p.config.dataset.synthetic!.count).toBe(8);
+    expect(p.config.models[0].concurrency).toBe(16);
+    expect(() => parsePipeline(text, 'p.yaml', { CONC: 'lots' })).toThrow(/^p\.yaml: models\[0\]\.concurrency: .*number.*after filling in environment variables\)$/);
+    expect(() => parsePipeline(text, 'p.yaml', { CONC: '2.5' })).toThrow(/^p\.yaml: models\[0\]\.concurrency: .*after filling in environment variables\)$/);
+    // Written out, a quoted number is still a string: its line is named as before.
+    expect(() => parsePipeline(BASE.replace('count: 8', 'count: "8"'), 'p.yaml', {})).toThrow(/^p\.yaml:5:12: dataset\.synthetic\.count: .*number/);
+  });
+
   it('rejects two models with one name', () => {
     const text = `${BASE}  - name: geometric\n    kind: random\n`;
     expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/used twice/);

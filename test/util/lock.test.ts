@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PipelineProgress, runStages, type Stage } from '../../src/pipeline/index.js';
+import { openAtomicWriter } from '../../src/util/fs.js';
 import { LOCK_FILE, lockOutputFolder, tryLock } from '../../src/util/lock.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
@@ -72,4 +73,28 @@ describe('output lock', () => {
       await h.kill();
     }
   }, 60_000);
+
+  it('taking it removes the temp files of writers that are gone, and nothing else', async () => {
+    const folder = tmp();
+    mkdirSync(join(folder, 'depth'));
+    // A real writer's temp file, open in this (live) process; then the same name with a dead pid.
+    const live = await openAtomicWriter(join(folder, 'depth', 'a.png'));
+    await live.write('partial');
+    const [name] = readdirSync(join(folder, 'depth'));
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const orphan = join(folder, 'depth', name!.replace(`.${process.pid}.`, `.${dead}.`));
+    writeFileSync(orphan, 'partial');
+    writeFileSync(join(folder, `.annotations.json.${dead}.0badcafe.tmp`), 'partial');
+    writeFileSync(join(folder, 'keep.tmp'), 'not ours');
+    writeFileSync(join(folder, `.x.${dead}.nothex!.tmp`), 'not ours');
+    const lock = lockOutputFolder(folder, 'test');
+    lock.release();
+    expect(existsSync(orphan)).toBe(false);
+    expect(existsSync(join(folder, `.annotations.json.${dead}.0badcafe.tmp`))).toBe(false);
+    expect(readdirSync(join(folder, 'depth'))).toEqual([name]);
+    expect(existsSync(join(folder, 'keep.tmp'))).toBe(true);
+    expect(existsSync(join(folder, `.x.${dead}.nothex!.tmp`))).toBe(true);
+    await live.commit();
+    expect(readdirSync(join(folder, 'depth'))).toEqual(['a.png']);
+  });
 });

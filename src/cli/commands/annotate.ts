@@ -23,6 +23,7 @@ interface AnnotateCliOptions {
   precision: string;
   lowMemory?: boolean;
   lowMemoryChunk?: number;
+  flushDenormals?: boolean;
   modelsDir: string;
   boxThreshold?: number;
   textThreshold?: number;
@@ -42,6 +43,7 @@ const DEVICES = ['auto', 'cpu', 'cuda'];
 /** Mirrors src/queue's default, without loading the queue module for --help. */
 const DEFAULT_SHARD_SIZE_TEXT = '16';
 const PRECISIONS = ['fp32', 'int8'];
+export const FLUSH_DENORMALS_HELP = 'CPU: flush denormal floats to zero in onnxruntime (faster where a model makes them; recorded in info.models; docs/perception.md, "Denormal floats")';
 
 /** Model parameters from the threshold flags and `--param key=value` (numbers where they parse). */
 function modelParams(o: AnnotateCliOptions): Record<string, number | string> {
@@ -100,6 +102,7 @@ export function registerAnnotate(program: Command): void {
     .addOption(choiceOption('--precision <p>', 'model files: fp32, or int8 (<stem>.int8.onnx beside each, opt-in; docs/perception.md)', PRECISIONS, 'fp32'))
     .option('--low-memory', 'one model in memory at a time: images go through the models in chunks, model by model (docs/perception.md, "Memory")')
     .option('--low-memory-chunk <n>', 'with --low-memory: images per chunk (default 16)', parsePositiveInt)
+    .option('--flush-denormals', FLUSH_DENORMALS_HELP)
     .option('--models-dir <dir>', 'folder holding the model files', 'models')
     .option('--box-threshold <x>', 'detector box threshold (GroundingDINO default 0.35)', parseNumber)
     .option('--text-threshold <x>', 'detector text threshold (GroundingDINO default 0.25)', parseNumber)
@@ -158,6 +161,7 @@ export function registerAnnotate(program: Command): void {
             precision: o.precision as Precision,
             lowMemory: o.lowMemory ?? false,
             lowMemoryChunk: o.lowMemoryChunk,
+            session: o.flushDenormals ? { denormalAsZero: true } : undefined,
             params: modelParams(o),
             batch: o.batch,
             overlays: o.overlays ?? false,
