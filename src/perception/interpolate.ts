@@ -116,19 +116,25 @@ export function linearTaps32(src: number, dst: number, alignCorners = false): { 
  */
 export function resizeBilinearFloat32(src: Float32Array, sw: number, sh: number, dw: number, dh: number, stride = sw): Float32Array {
   const f = Math.fround;
-  const xs = linearTaps32(sw, dw);
+  const { i0, i1, l0, l1 } = linearTaps32(sw, dw);
   const ys = linearTaps32(sh, dh);
+  // Each source row across once (the values a pixel-by-pixel pass would compute for every output row).
+  const across = new Float32Array(sh * dw);
+  for (let y = 0; y < sh; y++) {
+    const r = y * stride;
+    const o = y * dw;
+    for (let x = 0; x < dw; x++) {
+      across[o + x] = f(src[r + i0[x]!]! * l0[x]!) + f(src[r + i1[x]!]! * l1[x]!);
+    }
+  }
   const out = new Float32Array(dw * dh);
   for (let y = 0; y < dh; y++) {
-    const r0 = ys.i0[y]! * stride;
-    const r1 = ys.i1[y]! * stride;
-    const [wy0, wy1] = [ys.l0[y]!, ys.l1[y]!];
-    for (let x = 0; x < dw; x++) {
-      const [a, b, wx0, wx1] = [xs.i0[x]!, xs.i1[x]!, xs.l0[x]!, xs.l1[x]!];
-      const top = f(f(src[r0 + a]! * wx0) + f(src[r0 + b]! * wx1));
-      const bottom = f(f(src[r1 + a]! * wx0) + f(src[r1 + b]! * wx1));
-      out[y * dw + x] = f(top * wy0) + f(bottom * wy1);
-    }
+    const r0 = ys.i0[y]! * dw;
+    const r1 = ys.i1[y]! * dw;
+    const wy0 = ys.l0[y]!;
+    const wy1 = ys.l1[y]!;
+    const o = y * dw;
+    for (let x = 0; x < dw; x++) out[o + x] = f(across[r0 + x]! * wy0) + f(across[r1 + x]! * wy1);
   }
   return out;
 }
