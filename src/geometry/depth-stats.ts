@@ -2,7 +2,7 @@
  * Per-object depth statistics (pure). Percentiles interpolate linearly between the closest
  * ranks, as numpy's default does, so figures can be checked against a Python reference.
  */
-import { quantileSorted } from '../util/stats.js';
+import { quantilesInPlace } from '../util/stats.js';
 import type { Box } from './boxes.js';
 
 /**
@@ -54,14 +54,14 @@ export function regionDepthStats<Unit extends string>(
     kind = 'box';
   }
   if (values.length === 0) return null;
-  values.sort();
   let sum = 0;
   for (let i = 0; i < values.length; i++) sum += values[i];
+  const [median, p10, p90] = quantilesInPlace(values, [0.5, 0.1, 0.9]);
   return {
-    median: quantileSorted(values, 0.5),
+    median: median!,
     mean: sum / values.length,
-    p10: quantileSorted(values, 0.1),
-    p90: quantileSorted(values, 0.9),
+    p10: p10!,
+    p90: p90!,
     unit,
     region: kind,
   };

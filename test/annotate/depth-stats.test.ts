@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boxPixelRange, regionDepthStats } from '../../src/geometry/depth-stats.js';
-import { quantileSorted } from '../../src/util/stats.js';
+import { quantileSorted, quantilesInPlace } from '../../src/util/stats.js';
 
 describe('quantileSorted', () => {
   it('interpolates linearly like numpy.percentile', () => {
@@ -10,6 +11,20 @@ describe('quantileSorted', () => {
     expect(quantileSorted([1, 2, 3, 4], 0.9)).toBeCloseTo(3.7, 12);
     expect(quantileSorted([5], 0.9)).toBe(5);
     expect(quantileSorted([], 0.5)).toBeNaN();
+  });
+});
+
+describe('quantilesInPlace', () => {
+  it('gives exactly what sorting and quantileSorted give, ties and repeats included', () => {
+    const qs = [0.5, 0.1, 0.9, 0, 1, 0.25];
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -3, max: 3 })), { minLength: 1, maxLength: 400 }), (xs) => {
+        const sorted = Float64Array.from(xs).sort();
+        expect(quantilesInPlace(Float64Array.from(xs), qs)).toEqual(qs.map((q) => quantileSorted(sorted, q)));
+      }),
+      { numRuns: 300, seed: 20261201 },
+    );
+    expect(quantilesInPlace(new Float64Array(0), [0.5])).toEqual([NaN]);
   });
 });
 
