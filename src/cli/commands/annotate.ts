@@ -43,7 +43,7 @@ const DEVICES = ['auto', 'cpu', 'cuda'];
 /** Mirrors src/queue's default, without loading the queue module for --help. */
 const DEFAULT_SHARD_SIZE_TEXT = '16';
 const PRECISIONS = ['fp32', 'int8'];
-export const FLUSH_DENORMALS_HELP = 'CPU: flush denormal floats to zero in onnxruntime (faster where a model makes them; recorded in info.models; docs/perception.md, "Denormal floats")';
+const FLUSH_DENORMALS_HELP = 'CPU: flush denormal floats to zero in onnxruntime (faster where a model makes them; recorded in info.models; docs/perception.md, "Denormal floats")';
 
 /** Model parameters from the threshold flags and `--param key=value` (numbers where they parse). */
 function modelParams(o: AnnotateCliOptions): Record<string, number | string> {
