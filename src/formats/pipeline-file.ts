@@ -116,7 +116,8 @@ function resolvePaths(config: PipelineConfig, base: string): PipelineConfig {
   return c;
 }
 
-const hasEnvRef = (text: string) => new RegExp(ENV_REF.source).test(text);
+/** ENV_REF without the global flag, whose `test` keeps no state between calls. */
+const HAS_ENV_REF = new RegExp(ENV_REF.source);
 
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   let v = value;
@@ -169,7 +170,7 @@ export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, te
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new GsrError(`${file}: a pipeline file must be a YAML mapping`);
   const parsed = schema.safeParse(raw);
   // A `${VAR}` where a number or flag goes is checked once filled in (below), not as written.
-  const issues = parsed.success ? [] : parsed.error.issues.filter((i) => !(typeof valueAt(raw, i.path) === 'string' && hasEnvRef(valueAt(raw, i.path) as string)));
+  const issues = parsed.success ? [] : parsed.error.issues.filter((i) => !(typeof valueAt(raw, i.path) === 'string' && HAS_ENV_REF.test(valueAt(raw, i.path) as string)));
   if (issues.length > 0) {
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
     throw new GsrError(describeIssue(issues[0], doc, lines, file) + more);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
+import { pidAlive } from './process.js';
 
 function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -9,15 +10,6 @@ function tempPathFor(path: string): string {
 
 /** A temp file of {@link tempPathFor}; group 1 is its writer's pid. */
 const TEMP_FILE = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Removes the temp files under `folder` (symbolic links not followed) whose writer process is gone: a
@@ -36,7 +28,7 @@ export function removeStaleTemps(folder: string): number {
     if (e.isDirectory()) removed += removeStaleTemps(path);
     else if (e.isFile()) {
       const m = TEMP_FILE.exec(e.name);
-      if (m && !alive(Number(m[1]))) {
+      if (m && !pidAlive(Number(m[1]))) {
         rmSync(path, { force: true });
         removed++;
       }

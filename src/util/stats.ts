@@ -27,12 +27,8 @@ export function quantilesInPlace(values: Float64Array, qs: readonly number[]): n
     selectInPlace(values, k, from, n - 1);
     from = k + 1;
   }
-  return qs.map((q) => {
-    const h = (n - 1) * q;
-    const lo = Math.floor(h);
-    const hi = Math.ceil(h);
-    return values[lo]! + (h - lo) * (values[hi]! - values[lo]!);
-  });
+  // Every rank quantileSorted reads now holds its order statistic.
+  return qs.map((q) => quantileSorted(values, q));
 }
 
 /** Puts the k-th smallest of a[left..right] at k, smaller-or-equal values before it, larger-or-equal after. */
