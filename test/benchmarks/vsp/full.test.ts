@@ -1,16 +1,14 @@
 /**
- * Optional check on a full VSP copy: set VSP_ROOT to its folder (the repository's VSP-main/ with
- * derived/google_map_answers.json). Skipped, with a message, when VSP_ROOT is not set.
+ * Optional check on a full VSP copy (the repository's VSP-main/ with derived/google_map_answers.json):
+ * ../shared/data/vsp, or GSR_SHARED_VSP (test/helpers/shared.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { oracleAnswer } from '../../../src/benchmarks/vsp/baselines.js';
 import { importVsp } from '../../../src/benchmarks/vsp/import.js';
 import { PAPER_TASKS } from '../../../src/benchmarks/vsp/item.js';
 import { judgeVsp } from '../../../src/benchmarks/vsp/judge.js';
 import type { BenchPrompt } from '../../../src/formats/chat-prompt.js';
-
-const ROOT = process.env.VSP_ROOT;
-if (!ROOT) console.warn('skipping the full VSP check: set VSP_ROOT to a full VSP copy to run it');
+import { describeShared } from '../../helpers/shared.js';
 
 const LEVELS: Record<string, string[]> = {
   'maze-main': ['3', '4', '5', '6', '7', '8'], 'maze-t1': ['3', '4', '5', '6', '7', '8'], 'maze-t2': ['3', '4', '5', '6', '7', '8'], 'maze-t3': ['3', '4', '5', '6', '7', '8'],
@@ -18,9 +16,9 @@ const LEVELS: Record<string, string[]> = {
   'blocks-t4': ['1', '3', '5', '7'], collision: ['default'], 'google-map': ['1'],
 };
 
-describe.skipIf(!ROOT)('full VSP copy (VSP_ROOT)', () => {
+describeShared('full VSP copy', ['vsp'], ({ vsp: ROOT }) => {
   it('imports 4,600 paper items (100 per level) plus 200 repository-only, and the oracle scores 100% in both modes', async () => {
-    const { items, context } = await importVsp(ROOT!);
+    const { items, context } = await importVsp(ROOT);
     const counts: Record<string, Record<string, number>> = {};
     for (const i of items) (counts[i.task] ??= {})[i.level] = (counts[i.task][i.level] ?? 0) + 1;
     for (const [task, levels] of Object.entries(LEVELS)) expect(counts[task], task).toEqual(Object.fromEntries(levels.map((l) => [l, 100])));
