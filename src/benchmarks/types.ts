@@ -36,6 +36,11 @@ export interface Judgement {
   extracted?: unknown;
   /** Why it is wrong or invalid, in a few words. */
   reason?: string;
+  /**
+   * Invalid by the benchmark's official scorer's own count, where that differs from `valid` (VSP's
+   * scripts, official mode; docs/vsp.md). Absent where the scorer keeps no such count.
+   */
+  scriptInvalid?: boolean;
 }
 
 /** A scored response, one per prompt, model and mode (scores.jsonl). */
@@ -53,6 +58,8 @@ export interface ScoredResponse {
   credit: number;
   extracted?: unknown;
   reason?: string;
+  /** The judgement's scriptInvalid, where the judge gives one. */
+  scriptInvalid?: boolean;
 }
 
 /** Aggregate of one (model, mode, task, level, variant) cell. */
@@ -63,6 +70,8 @@ export interface ScoreCell extends CellLike {
   failed: number;
   /** credit / n. */
   accuracy: number;
+  /** Answers (status ok) that the official scorer counts invalid; present only where the judge gives scriptInvalid. */
+  scriptInvalid?: number;
 }
 
 export type { ReportTable, ReportSection } from '../report/bench-page.js';
