@@ -123,6 +123,11 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
    * output is invalid in the first mode (1, or absent: ask once). A pipeline model may override it.
    */
   readonly answerAttempts?: number;
+  /**
+   * The most answers per prompt the benchmark's own protocol allows (VSP: 1, its official runners
+   * never ask again). Answers are shared by every mode, so a model asking for more is an error.
+   */
+  readonly maxAnswerAttempts?: number;
   /** Baseline answerers by kind (answer from the items, not from a model). */
   readonly baselines: Readonly<Record<string, (items: ReadonlyMap<string, I>, options: BaselineOptions) => Answerer>>;
   /**
