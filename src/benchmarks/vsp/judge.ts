@@ -79,15 +79,13 @@ function judgeMazeT2(item: VspItem, out: string, mode: VspMode): Judgement {
   return { valid: true, correct: exact, extracted: tokens, reason: all && !exact ? 'extra directions (maze-t2-extra-words)' : undefined };
 }
 
-/** The text after the first marker found (each with the offset its script adds), else from the offset the last miss gives. */
+/** The text from the first marker found plus its script's offset; with none, find's -1 plus the last offset. */
 function afterMarker(out: string, markers: ReadonlyArray<readonly [string, number]>): string {
-  let i = -1;
-  let skip = 0;
-  for (const [m, k] of markers) {
-    [i, skip] = [pyFind(out, m), k];
-    if (i !== -1) break;
+  for (const [m, skip] of markers) {
+    const i = pyFind(out, m);
+    if (i !== -1) return pySlice(out, i + skip);
   }
-  return pySlice(out, i + skip);
+  return pySlice(out, -1 + markers[markers.length - 1][1]);
 }
 
 function judgeMazeT3(item: VspItem, out: string): Judgement {
