@@ -73,6 +73,12 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
   const b = benchmarks.get(config.benchmark.name); // unknown names fail here, with the list
   if (config.benchmark.generate && !b.generateItems) throw new GsrError(`${file}: benchmark ${b.name} has no generator (give root)`);
   if (config.benchmark.root && !b.importItems) throw new GsrError(`${file}: benchmark ${b.name} has no importer (give generate)`);
+  for (const m of config.models) {
+    const n = answerAttemptsOf(m, b);
+    if (b.maxAnswerAttempts !== undefined && n > b.maxAnswerAttempts) {
+      throw new GsrError(`${file}: model ${m.name}: answer_attempts ${n} is above ${b.name}'s limit of ${b.maxAnswerAttempts} (its official protocol does not ask again)`);
+    }
+  }
   const root = config.benchmark.root === undefined ? undefined : abs(config.benchmark.root);
   return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root } }, skippedModels };
 }

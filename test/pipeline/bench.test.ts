@@ -39,6 +39,19 @@ describe('pipelines/vsp.yaml', () => {
     }
   });
 
+  it('refuses answer_attempts above 1: the official protocol asks each prompt once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsr-vsp-yaml-'));
+    try {
+      const file = join(dir, 'p.yaml');
+      writeFileSync(file, 'name: x\nout: o\nbenchmark: { name: vsp, root: r }\nmodels:\n  - { name: a, kind: oracle, answer_attempts: 3 }\n');
+      await expect(loadBenchPipeline(file, {})).rejects.toThrow(`${file}: model a: answer_attempts 3 is above vsp's limit of 1 (its official protocol does not ask again)`);
+      writeFileSync(file, 'name: x\nout: o\nbenchmark: { name: vsp, root: r }\nmodels:\n  - { name: a, kind: oracle, answer_attempts: 1 }\n');
+      expect((await loadBenchPipeline(file, {})).config.models).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('runs offline on the baselines, prints the tables, and a rerun skips every stage', () => {
     const r = runCli(['pipeline', 'run', 'pipelines/vsp.yaml', '--out', out, '--json'], { env });
     expect(r.status, r.stderr).toBe(0);
@@ -49,6 +62,14 @@ describe('pipelines/vsp.yaml', () => {
     expect(subtasks).toMatch(/^oracle +official +image +100 +100 +100 +100 +100 +100 +100 +100 +100 +100 +100$/m);
     const cells = JSON.parse(readFileSync(join(out, 'score', 'cells.json'), 'utf8')) as Array<{ model: string; mode: string; task: string; accuracy: number }>;
     for (const c of cells.filter((x) => x.model === 'oracle')) expect(c.accuracy, `${c.task} ${c.mode}`).toBe(c.task === 'collision' && c.mode === 'official' ? 0.5 : 1);
+    // Invalid answers: ours and the official scripts' count (official mode, where the script keeps one).
+    const invalid = result.tables.find((t: string) => t.startsWith('Invalid answers'));
+    expect(invalid).toMatch(/^oracle +official +image +maze-t1 +\d+ +0 +0 +0$/m);
+    expect(invalid).toMatch(/^oracle +official +image +maze-main +\d+ +0 +- +0$/m);
+    expect(invalid).toMatch(/^oracle +strict +image +maze-t1 +\d+ +0 +- +0$/m);
+    const scored = readFileSync(join(out, 'score', 'scores.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task: string; mode: string; scriptInvalid?: boolean });
+    expect(scored.filter((s) => s.task === 'blocks-t2').map((s) => [s.mode, s.scriptInvalid])).toContainEqual(['official', false]);
+    expect(scored.filter((s) => s.mode === 'strict' || ['maze-main', 'collision', 'google-map'].includes(s.task)).every((s) => s.scriptInvalid === undefined)).toBe(true);
     const again = runCli(['pipeline', 'run', 'pipelines/vsp.yaml', '--out', out, '--json'], { env });
     expect(JSON.parse(again.stdout).stages.every((s: { status: string }) => s.status === 'skipped')).toBe(true);
   }, 240_000);

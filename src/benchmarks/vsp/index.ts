@@ -31,6 +31,8 @@ export const vsp: Benchmark<VspItem> = {
   importItems: (root, onProgress) => importVsp(root, onProgress),
   buildPrompts: (item, settings, context) => buildVspPrompts(item, parseVspPromptSettings(settings), checkedContext(context)),
   modes: VSP_MODES,
+  // The official runners ask each prompt once; re-asking would change what official mode scores.
+  maxAnswerAttempts: 1,
   judge: judgeVsp,
   baselines: { oracle: createOracle, random: createRandom, 'oracle-perception': createPartialOracle(PERCEPTION_TASKS), 'oracle-reasoning': createPartialOracle(REASONING_TASKS) },
   analyze: analyzeVsp,
