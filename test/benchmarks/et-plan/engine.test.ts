@@ -14,8 +14,6 @@ import {
   doorsOf,
   executeLine,
   parseScriptLine,
-  pyInt,
-  pyRepr,
   roomOf,
   scriptLine,
   segmentLength,
@@ -24,6 +22,7 @@ import {
   type EngineMode,
   type ScriptStep,
 } from '../../../src/benchmarks/et-plan/engine/index.js';
+import { pyInt, pyRepr } from '../../../src/benchmarks/et-plan/engine/script.js';
 import { ID, apartment } from './apartment.js';
 
 const graph = EngineGraph.fromJson(apartment(), 'apartment');

@@ -3,14 +3,12 @@
  * docs/et-plan.md, "Engine".
  */
 export { EngineGraph, REL, type EngineNode, type Vec3, type RelCode } from './graph.js';
-export { EngineState, Draft, GraphView, diffStates, type Anchor, type StateDiff } from './state.js';
+export { EngineState, Draft, diffStates, type GraphView, type Anchor, type StateDiff } from './state.js';
 export {
   ACTION_ARITY,
   parseScriptLine,
   lineText,
   scriptLine,
-  pyInt,
-  pyRepr,
   type ActionName,
   type ScriptLine,
   type ScriptParam,
@@ -29,5 +27,5 @@ export {
   type StepOutcome,
   type ScriptStep,
 } from './execute.js';
-export { visibleNodes, visibilityParent, loopsBelow, type Visible } from './visible.js';
-export { nodePosition, segmentLength, doorsOf, doorRouteLength, walkDistance, type Door, type Route, type DistanceOptions } from './distance.js';
+export { visibleNodes, loopsBelow, type Visible } from './visible.js';
+export { nodePosition, segmentLength, doorsOf, walkDistance, type Door, type Route, type DistanceOptions } from './distance.js';

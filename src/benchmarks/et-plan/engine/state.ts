@@ -57,18 +57,6 @@ type Overlay = readonly (readonly (readonly number[] | undefined)[] | undefined)
 const CHUNK_BITS = 7;
 const CHUNK = 1 << CHUNK_BITS;
 
-/** Every (key, list) the overlay replaces. */
-function* overlayEntries(adj: Overlay): Generator<[number, readonly number[]]> {
-  for (let c = 0; c < adj.length; c++) {
-    const chunk = adj[c];
-    if (chunk === undefined) continue;
-    for (let i = 0; i < CHUNK; i++) {
-      const l = chunk[i];
-      if (l !== undefined) yield [(c << CHUNK_BITS) + i, l];
-    }
-  }
-}
-
 /** An immutable engine state. */
 export class EngineState extends GraphView {
   /** @internal */
@@ -103,16 +91,23 @@ export class EngineState extends GraphView {
     return new Draft(this);
   }
 
-  /** The (key, list) pairs this state replaces (outgoing lists only). */
-  /** @internal */
+  /** @internal The (key, list) pairs this state replaces, outgoing lists only, by key. */
   *changedLists(): Generator<[number, readonly number[]]> {
-    for (const e of overlayEntries(this.adj)) if ((e[0] & 1) === OUT) yield e;
+    for (let c = 0; c < this.adj.length; c++) {
+      const chunk = this.adj[c];
+      if (chunk === undefined) continue;
+      for (let i = OUT; i < CHUNK; i += 2) {
+        const l = chunk[i];
+        if (l !== undefined) yield [(c << CHUNK_BITS) + i, l];
+      }
+    }
   }
 
   /** Every edge as [from, relation, to], in no particular order. */
   *edges(): Generator<[number, VhRelation, number]> {
     for (const [from, rel, to] of this.graph.edges()) {
-      if (this.adj[slot(from, REL[rel], OUT) >>> CHUNK_BITS]?.[slot(from, REL[rel], OUT) & (CHUNK - 1)] === undefined) yield [from, rel, to];
+      const key = slot(from, REL[rel], OUT);
+      if (this.adj[key >>> CHUNK_BITS]?.[key & (CHUNK - 1)] === undefined) yield [from, rel, to];
     }
     for (const [key, l] of this.changedLists()) {
       const rel = VH_RELATIONS[(key % 16) >> 1];
