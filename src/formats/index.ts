@@ -100,3 +100,23 @@ export { PipelineSchema, type PipelineConfig, type ModelConfig, type PipelineTas
 export { loadPipeline, parsePipeline, type LoadedPipeline } from './pipeline-file.js';
 /** Lines skipped by the lenient JSONL readers (file, line, reason). */
 export type { SkippedRecord } from '../util/jsonl.js';
+/** VirtualHome scene graphs (nodes, edges, relation/property/state names). */
+export {
+  VhGraphSchema,
+  VhNodeSchema,
+  VhEdgeSchema,
+  VhBoundingBoxSchema,
+  VhTransformSchema,
+  VH_RELATIONS,
+  VH_PROPERTIES,
+  VH_STATES,
+  parseVhGraph,
+  readVhGraph,
+  writeVhGraph,
+  type VhGraph,
+  type VhNode,
+  type VhEdge,
+  type VhRelation,
+  type VhProperty,
+  type VhState,
+} from './vh-graph.js';
