@@ -144,10 +144,19 @@ export type SvatShot = z.infer<typeof Shot>;
 
 export function parseSvatItem(raw: unknown): SvatItem {
   const r = SvatItemSchema.safeParse(raw);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0];
   const id = (raw as { id?: unknown })?.id;
-  throw new GsrError(`SVAT item ${typeof id === 'string' ? id : '(no id)'}: ${issue.path.join('.') || '(record)'}: ${issue.message}`);
+  const fail = (why: string): never => {
+    throw new GsrError(`SVAT item ${typeof id === 'string' ? id : '(no id)'}: ${why}`);
+  };
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    return fail(`${issue.path.join('.') || '(record)'}: ${issue.message}`);
+  }
+  for (const [k, shot] of [...r.data.demos, r.data.query].entries()) {
+    if (shot.objects.length !== r.data.phi.m) fail(`image ${k + 1} has ${shot.objects.length} objects, but M is ${r.data.phi.m}`);
+    if (shot.objects[0].kind !== r.data.target) fail(`image ${k + 1}'s first object is a ${shot.objects[0].kind}, not the target ${r.data.target}`);
+  }
+  return r.data;
 }
 
 /** The answer the decision boundary gives an object centred at (x, y). */

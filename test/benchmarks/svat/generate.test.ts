@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateBenchmark, loadItemSet } from '../../../src/benchmarks/index.js';
 import { generateSvat } from '../../../src/benchmarks/svat/generate.js';
-import { lineAnswer, TEMPLATES, type SvatItem } from '../../../src/benchmarks/svat/spec.js';
+import { lineAnswer, parseSvatItem, TEMPLATES, type SvatItem } from '../../../src/benchmarks/svat/spec.js';
 import { runCli } from '../../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsr-svat-gen-'));
@@ -59,6 +59,15 @@ describe('SVAT generation', () => {
     const set = await loadItemSet(out);
     expect([...set.items.values()].every((i) => i.root === out)).toBe(true);
     expect(set.context).toMatchObject({ benchmark: 'svat', templates: TEMPLATES, drawing: { colours: 'random', placement: 'paper', distractor_placement: 'label-side' } });
+  });
+
+  it('refuses items whose images do not hold M objects with the target first', async () => {
+    const [item] = (await generateSvat({ count: 1, distractors: [3], width: 32, height: 32, out: join(dir, 'bad') })).items;
+    expect(parseSvatItem(JSON.parse(JSON.stringify(item)))).toEqual(item);
+    const q = item.query;
+    expect(() => parseSvatItem({ ...item, query: { ...q, objects: q.objects.slice(1) } })).toThrow(`SVAT item ${item.id}: image 5 has 2 objects, but M is 3`);
+    expect(() => parseSvatItem({ ...item, query: { ...q, objects: [...q.objects].reverse() } })).toThrow(/image 5's first object is a \w+, not the target/);
+    expect(() => parseSvatItem({ ...item, line: { ...item.line, at: 2 } })).toThrow(`SVAT item ${item.id}: line.at: `);
   });
 
   it('refuses bad settings and unreadable photo folders in one line', async () => {
