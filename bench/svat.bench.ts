@@ -10,7 +10,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateBenchmark } from '../src/benchmarks/index.js';
 import { detectedAnswer } from '../src/benchmarks/svat/check.js';
-import { renderShot, sampleEpisode, type Backgrounds } from '../src/benchmarks/svat/episode.js';
+import { CHECK_DRAWING, renderShot, sampleEpisode, type Backgrounds } from '../src/benchmarks/svat/episode.js';
 import { balancedAnswers, combinations, DEFAULT_PHOTOS, loadPhotos, parseSvatGenerateSettings, roomScenes } from '../src/benchmarks/svat/generate.js';
 import { BACKGROUND_SETS, OBJECT_COUNTS, OBJECT_SETS, TEXT_MODES } from '../src/benchmarks/svat/spec.js';
 import { Rng } from '../src/util/random.js';
@@ -37,10 +37,10 @@ async function labelCheck(count: number) {
   for (const [ci, phi] of combos.entries()) {
     const answers = balancedAnswers(per, new Rng(3, ci, 0x5a17));
     for (let i = 0; i < per && items < count; i++, items++) {
-      const ep = sampleEpisode(new Rng(3, ci, i), { phi, shots: 4, width: 512, height: 512, id: `${ci}-${i}`, answer: answers[i] }, backgrounds);
+      const ep = sampleEpisode(new Rng(3, ci, i), { phi, shots: 4, width: 512, height: 512, id: `${ci}-${i}`, answer: answers[i], ...CHECK_DRAWING }, backgrounds);
       for (const shot of [...ep.demos, ep.query]) {
         images++;
-        if (detectedAnswer(renderShot(ep, ep.backgroundRaster, shot.target), ep) === shot.answer) agree++;
+        if (detectedAnswer(renderShot(ep, ep.backgroundRaster, shot), ep.line, shot.objects[0]) === shot.answer) agree++;
       }
     }
   }

@@ -5,7 +5,7 @@ export { pearson, spearman, averageRanks, type Correlation } from './correlation
 /** Seeded percentile bootstrap confidence intervals. */
 export { bootstrapMean, bootstrapMeanOfMeans, type BootstrapInterval, type BootstrapOptions } from './bootstrap.js';
 /** Exact McNemar, exact binomial and z tests against chance. */
-export { mcnemarExact, mcnemarPaired, binomialTest, proportionZTest, type McNemarResult, type BinomialTestResult } from './tests.js';
+export { mcnemarExact, mcnemarPaired, binomialTest, proportionZTest, formatPValue, type McNemarResult, type BinomialTestResult } from './tests.js';
 /** Regression across models: tables from CSV, fits, statsmodels-like summary, leave-one-out. */
 export {
   tableFromCsv,

@@ -72,13 +72,15 @@ export function binomialTest(successes: number, n: number, p0: number): Binomial
 }
 
 /**
- * One-sample z test of a proportion against `p0` (normal approximation, no continuity correction,
- * two-sided). `variance` picks the standard error: `null` (default) from p0, as statsmodels'
+ * One-sample z test of a proportion against `p0` (normal approximation, no continuity correction).
+ * `variance` picks the standard error: `null` (default) from p0, as statsmodels'
  * `proportions_ztest(count, nobs, p0, prop_var=p0)`; `sample` from the observed proportion, as
  * statsmodels' default `prop_var=False` (z is infinite when every or no answer is right).
- * test/analysis/fixtures/ztest.json, made by make-ztest.py there, holds statsmodels' values.
+ * `alternative` as statsmodels names it: `two-sided` (default), `larger` (the proportion exceeds p0:
+ * P(Z >= z)) or `smaller`. test/analysis/fixtures/ztest.json, made by make-ztest.py there, holds
+ * statsmodels' values.
  */
-export function proportionZTest(successes: number, n: number, p0: number, options: { variance?: 'null' | 'sample' } = {}): { z: number; p: number } {
+export function proportionZTest(successes: number, n: number, p0: number, options: { variance?: 'null' | 'sample'; alternative?: 'two-sided' | 'larger' | 'smaller' } = {}): { z: number; p: number } {
   if (!Number.isInteger(n) || n <= 0) throw new RangeError('z test: n must be a positive integer');
   if (!(successes >= 0 && successes <= n)) throw new RangeError('z test: successes must be in [0, n]');
   if (!(p0 > 0 && p0 < 1)) throw new RangeError('z test: p0 must be in (0, 1)');
@@ -86,5 +88,19 @@ export function proportionZTest(successes: number, n: number, p0: number, option
   const v = options.variance === 'sample' ? phat * (1 - phat) : p0 * (1 - p0);
   const diff = phat - p0;
   const z = v === 0 ? (diff === 0 ? NaN : Math.sign(diff) * Infinity) : diff / Math.sqrt(v / n);
-  return { z, p: Number.isNaN(z) ? NaN : 2 * normalCdf(-Math.abs(z), 0, 1) };
+  if (Number.isNaN(z)) return { z, p: NaN };
+  const alternative = options.alternative ?? 'two-sided';
+  const p = alternative === 'larger' ? normalCdf(-z, 0, 1) : alternative === 'smaller' ? normalCdf(z, 0, 1) : 2 * normalCdf(-Math.abs(z), 0, 1);
+  return { z, p };
+}
+
+/** The smallest p-value a table prints as a number; below it, "< 1e-16". */
+export const P_FLOOR = 1e-16;
+
+/** A p-value for a table: 3 decimals, 2 significant digits below 0.001, "< 1e-16" below that, never 0. */
+export function formatPValue(p: number): string {
+  if (Number.isNaN(p)) return 'n/a';
+  if (p < P_FLOOR) return '< 1e-16';
+  if (p < 0.001) return p.toExponential(1);
+  return p.toFixed(3);
 }

@@ -49,7 +49,12 @@ export const BenchPipelineSchema = z.strictObject({
     prompts: z.record(z.string(), z.unknown()).default({}),
   }).refine((b) => (b.root === undefined) !== (b.generate === undefined), { message: 'give either root (a published copy) or generate (settings), not both' }),
   models: z.array(BenchModel).default([]),
-  report: z.strictObject({ title: z.string().min(1).optional(), file: z.string().min(1).default('report.html') }).prefault({}),
+  report: z.strictObject({
+    title: z.string().min(1).optional(),
+    file: z.string().min(1).default('report.html'),
+    /** The plug-in's analysis settings (e.g. SVAT's test alternative), as it documents them. */
+    analysis: z.record(z.string(), z.unknown()).optional(),
+  }).prefault({}),
 });
 export type BenchPipelineConfig = z.infer<typeof BenchPipelineSchema>;
 
@@ -86,8 +91,13 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
 const PROMPTS_FILE = 'prompts.jsonl';
 const RESPONSES_FILE = 'responses.jsonl';
 
-function generation(m: BenchPipelineConfig['models'][number], answerAttempts: number): GenerationSettings {
-  const s: GenerationSettings = { answerer: m.kind, model: m.name, endpoint_model: m.model ?? m.name, temperature: m.temperature ?? 0, max_tokens: m.max_tokens, seed: m.seed };
+/** A model's temperature and max_tokens: its own, else the plug-in's protocol defaults (temperature 0). */
+function requestOf(m: BenchPipelineConfig['models'][number], b: Benchmark): { temperature: number; max_tokens?: number } {
+  return { temperature: m.temperature ?? b.requestDefaults?.temperature ?? 0, max_tokens: m.max_tokens ?? b.requestDefaults?.max_tokens };
+}
+
+function generation(m: BenchPipelineConfig['models'][number], b: Benchmark, answerAttempts: number): GenerationSettings {
+  const s: GenerationSettings = { answerer: m.kind, model: m.name, endpoint_model: m.model ?? m.name, ...requestOf(m, b), seed: m.seed };
   if (m.kind === 'openai') s.base_url = m.base_url;
   if (m.structured_outputs) s.structured_outputs = m.structured_outputs;
   // Only when above 1, so runs that ask once keep their settings ids.
@@ -159,10 +169,10 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         try {
           for (const m of config.models) {
             const answerAttempts = answerAttemptsOf(m, set.benchmark);
-            const settings = generation(m, answerAttempts);
+            const settings = generation(m, set.benchmark, answerAttempts);
             const answerer = await benchAnswerer(set.benchmark, set.items, m.kind, {
               model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
-              temperature: m.temperature ?? 0, maxTokens: m.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
+              temperature: settings.temperature, maxTokens: settings.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
             });
             let r;
             try {
@@ -208,7 +218,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
       },
     },
     {
-      name: 'report', after: ['dataset', 'prompts', 'answer', 'score'], settings: { title: config.report.title, file: config.report.file },
+      name: 'report', after: ['dataset', 'prompts', 'answer', 'score'], settings: { title: config.report.title, file: config.report.file, analysis: config.report.analysis },
       async run(ctx) {
         const set = await loadItemSet(ctx.input('dataset'));
         const prompts = await readBenchPrompts(join(ctx.input('prompts'), PROMPTS_FILE));
@@ -218,7 +228,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         for (const m of config.models) {
           for (const r of await readJsonlAll<ResponseLike>(join(ctx.input('answer'), m.name, RESPONSES_FILE))) outputs.set(`${m.name}\0${r.key}`, r.output);
         }
-        const analysis = await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), { items: set.items, prompts, scores: { scored, cells }, outputs, title: config.report.title });
+        const analysis = await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), { items: set.items, prompts, scores: { scored, cells }, outputs, title: config.report.title, analysis: config.report.analysis });
         await writeJsonAtomic(join(ctx.dir, 'analysis.json'), analysis ?? null);
         return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText) };
       },
