@@ -73,6 +73,8 @@ describeShared("gsr annotate (CLI) on the What'sUp sample photos with the real F
 
   it('annotates all 16 photos into valid COCO with provenance', () => {
     expectValidCoco(coco, summary, 16, '31cb14c017fce347cb4c846ec62fdf00d76bb3beecdf4be21e7116ac67feb880', true);
+    // docs/perception.md: the 4 plates have no COCO class; 5 tables get no box above threshold.
+    expect(summary).toMatchObject({ objects_found: 21, objects_not_found: 9 });
     for (const img of coco.images) expect(img.width * img.height).toBeGreaterThan(100_000);
   });
   const subjectOf = (itemId: string): CocoAnnotation | undefined => {
