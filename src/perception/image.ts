@@ -52,8 +52,9 @@ async function decodeError(source: ImageSource, name: string, err: unknown): Pro
 }
 
 /**
- * The decoding pipeline: EXIF orientation applied, alpha composited on white (what Hugging Face's
- * `convert_rgb` does), any colour space (grey, 16-bit, CMYK via its ICC profile) to 8-bit sRGB.
+ * The decoding pipeline: EXIF orientation applied, alpha composited on white (rounding down; Hugging
+ * Face's `convert_rgb` did so up to Transformers 4, Transformers 5 drops alpha: docs/perception.md),
+ * any colour space (grey, 16-bit to its high byte, CMYK via its ICC profile) to 8-bit sRGB.
  * CMYK without a profile goes through {@link decodeCmyk} instead.
  * Fails on truncated or damaged data instead of decoding a grey tail.
  */

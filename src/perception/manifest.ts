@@ -98,8 +98,8 @@ export function modelFolder(modelsDir: string, id: string): string {
 }
 
 /**
- * Folders searched for installed models, in order: `modelsDir` (--models-dir, default ./models, which
- * ships the real FastestDet in models/fastestdet), then each folder of GSR_MODELS_PATH.
+ * Folders searched for installed models, in order: `modelsDir` (--models-dir, default ./models, where
+ * `gsr models pull` puts them), then each folder of GSR_MODELS_PATH.
  */
 export function modelSearchDirs(modelsDir: string): string[] {
   const extra = (process.env.GSR_MODELS_PATH ?? '').split(delimiter).filter((d) => d !== '');
