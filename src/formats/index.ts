@@ -80,6 +80,7 @@ export { ResponseRecordSchema, ImportedResponseSchema, readResponseFile, writeRe
 /** Results folders: reasoning.* and grounding.* summaries and per-item records. */
 export {
   ReasoningSummarySchema,
+  WhatsupSummarySchema,
   GroundingSummarySchema,
   ReasoningItemRecordSchema,
   GroundingItemRecordSchema,
@@ -90,6 +91,7 @@ export {
   type ResultsKind,
   type ReasoningSummary,
   type ReasoningSplitSummary,
+  type WhatsupSummary,
   type GroundingSummary,
   type GroundingColumnSummary,
   type ReasoningItemRecord,
