@@ -97,6 +97,19 @@ export {
   type ReasoningItemRecord,
   type GroundingItemRecord,
 } from './results.js';
+/** models.lock.json: what `gsr models pull` fetched (commit, size, sha256) per model file. */
+export {
+  ModelsLockSchema,
+  ModelsLockEntrySchema,
+  MODELS_LOCK_FILE,
+  modelsLockPath,
+  readModelsLock,
+  writeModelsLock,
+  lockEntry,
+  withLockEntry,
+  type ModelsLock,
+  type ModelsLockEntry,
+} from './models-lock.js';
 /** Pipeline files (YAML): the schema, and the reader with `${VAR}` references and file:line errors. */
 export { PipelineSchema, type PipelineConfig, type ModelConfig, type PipelineTask } from './pipeline.js';
 export { loadPipeline, parsePipeline, type LoadedPipeline } from './pipeline-file.js';
