@@ -218,8 +218,9 @@ export async function pullModel(manifest: ModelManifest, modelsDir: string, opti
     const entry = lockEntry(lock, manifest.id, file.role);
     const present = existsSync(dest) ? await presentFile(manifest, file, dest, entry, options) : null;
     if (present) {
-      if (!entry) await record(file, await fileHashes(dest, false), present.verified === 'manifest' ? 'manifest' : 'none', manifest.revision ?? null);
-      out.push(present);
+      // A file installed before the lock existed (or by hand) is recorded as it is.
+      if (!entry) await record(file, present.hashes, present.pulled.verified === 'manifest' ? 'manifest' : 'none', manifest.revision ?? null);
+      out.push(present.pulled);
       continue;
     }
     if (!file.url) throw new GsrError(`${manifest.id} ${file.role} has no download URL: ${byHand(file, dest)}`);
@@ -273,7 +274,7 @@ export async function pullModel(manifest: ModelManifest, modelsDir: string, opti
  * An installed file that needs no download, or null. It must pass the manifest's size and sha256 and
  * match its lock entry; with `update`, also the hub's current hash when the hub sends one.
  */
-async function presentFile(manifest: ModelManifest, file: ModelFile, dest: string, entry: ModelsLockEntry | undefined, options: PullOptions): Promise<PulledFile | null> {
+async function presentFile(manifest: ModelManifest, file: ModelFile, dest: string, entry: ModelsLockEntry | undefined, options: PullOptions): Promise<{ pulled: PulledFile; hashes: Hashes } | null> {
   const got = await fileHashes(dest, false);
   let { problem } = judge(file, NO_META, got);
   if (!problem && entry && entry.sha256 !== got.sha256) problem = `sha256 ${got.sha256}, the lock says ${entry.sha256}`;
@@ -288,5 +289,6 @@ async function presentFile(manifest: ModelManifest, file: ModelFile, dest: strin
     if (meta.gitSha1 !== null && (await fileHashes(dest, true)).gitSha1 !== meta.gitSha1) return null;
   }
   const verified = file.sha256 ? 'manifest' : entry ? 'lock' : 'none';
-  return { role: file.role, path: dest, bytes: got.bytes, action: 'present', sha256: got.sha256, verified, sha256Verified: verified !== 'none', revision: entry?.revision ?? manifest.revision ?? null };
+  const pulled: PulledFile = { role: file.role, path: dest, bytes: got.bytes, action: 'present', sha256: got.sha256, verified, sha256Verified: verified !== 'none', revision: entry?.revision ?? manifest.revision ?? null };
+  return { pulled, hashes: got };
 }

@@ -56,84 +56,159 @@ export interface ControlledPass {
   confusion_skipped: number;
 }
 
-/** The pair key and relation slot of a file name, split on `_` as the reference does. */
-function pairOf(file: string): { key: string; slot: string } {
-  const parts = file.split('_');
-  const last = parts[parts.length - 1];
-  return { key: `${parts[0]}\u0000${last.slice(0, Math.max(0, last.length - 5))}`, slot: parts[1] ?? '' };
+/**
+ * What a file name says, split on `_` as the reference does: the object pair and the relation label
+ * (numbered per reader), and the relation slot (its index in SLOTS, or -1 with its name for any other
+ * second part).
+ */
+interface FileInfo {
+  pair: number;
+  slot: number;
+  slotName: string;
+  relation: number;
 }
 
-/** The one confusion word a caption names (its whitespace-separated words), or null for none or several. */
-function captionWord(caption: string): ConfusionWord | null {
+/** The index in CONFUSION_WORDS of the one word a caption names (its whitespace-separated words); -1 for none or several. */
+function captionWord(caption: string): number {
   const words = new Set(caption.trim().split(/\s+/));
-  const found = CONFUSION_WORDS.filter((w) => words.has(w));
-  return found.length === 1 ? found[0] : null;
+  const found = CONFUSION_WORDS.flatMap((w, i) => (words.has(w) ? [i] : []));
+  return found.length === 1 ? found[0] : -1;
 }
 
-function emptyConfusion(): Record<ConfusionWord, ConfusionRow> {
-  const row = (): ConfusionRow => ({ on: 0, under: 0, front: 0, behind: 0, left: 0, right: 0, none: 0 });
-  return { on: row(), under: row(), front: row(), behind: row(), left: row(), right: row() };
+// Confusion counts while counting: row = gold word, column = chosen word, column 6 = not read.
+const NONE = CONFUSION_WORDS.length;
+const COLUMNS = NONE + 1;
+
+function confusionOf(counts: ArrayLike<number>): Record<ConfusionWord, ConfusionRow> {
+  const row = (g: number) => Object.fromEntries([...CONFUSION_WORDS, 'none'].map((w, c) => [w, counts[g * COLUMNS + c]])) as ConfusionRow;
+  return Object.fromEntries(CONFUSION_WORDS.map((g, i) => [g, row(i)])) as Record<ConfusionWord, ConfusionRow>;
+}
+
+/** Reads the file names and captions of one subset, each once however many passes use them. */
+class SubsetReader {
+  private readonly files = new Map<string, FileInfo>();
+  private readonly pairs = new Map<string, number>();
+  private readonly words = new Map<string, number>();
+  /** Relation labels by number. */
+  readonly relations: string[] = [];
+  private readonly slots: readonly string[];
+
+  constructor(readonly subset: 'A' | 'B') {
+    this.slots = SLOTS[subset];
+  }
+
+  file(name: string): FileInfo {
+    let info = this.files.get(name);
+    if (info === undefined) {
+      const parts = name.split('_');
+      const last = parts[parts.length - 1];
+      const key = `${parts[0]}\u0000${last.slice(0, Math.max(0, last.length - 5))}`;
+      let pair = this.pairs.get(key);
+      if (pair === undefined) this.pairs.set(key, (pair = this.pairs.size));
+      const label = loaderRelation(this.subset === 'A' ? 'whatsup-a' : 'whatsup-b', name, '');
+      let relation = this.relations.indexOf(label);
+      if (relation < 0) relation = this.relations.push(label) - 1;
+      const slotName = parts[1] ?? '';
+      info = { pair, slot: this.slots.indexOf(slotName), slotName, relation };
+      this.files.set(name, info);
+    }
+    return info;
+  }
+
+  /** The confusion word of a caption (-1: none or several). */
+  word(caption: string): number {
+    let w = this.words.get(caption);
+    if (w === undefined) this.words.set(caption, (w = captionWord(caption)));
+    return w;
+  }
+}
+
+/**
+ * One pass counted as its answers come (in dataset order). Each object pair starts with its four
+ * slots wrong; an image sets its slot, the last image of a slot wins (as in the reference).
+ */
+class PassTally {
+  n = 0;
+  right = 0;
+  unparsed = 0;
+  skipped = 0;
+  groups = 0;
+  // By pair * 4 + slot: right, and seen; by pair: seen in this pass; by relation: images and right.
+  readonly right4: number[] = [];
+  readonly seen4: number[] = [];
+  readonly inPass: number[] = [];
+  readonly relN: number[] = [];
+  readonly relRight: number[] = [];
+  readonly counts = new Float64Array(CONFUSION_WORDS.length * COLUMNS);
+  /** A second part that is no slot name (a file name with more `_`) is a slot of its own, as in the reference. */
+  odd: Map<number, Map<string, boolean>> | undefined;
+
+  /** One image: `gold` and `chosen` are confusion words (-1: unreadable; NONE: the answer was not read). */
+  add(info: FileInfo, correct: boolean, gold: number, chosen: number): void {
+    this.n++;
+    const { pair, slot, relation } = info;
+    if (this.inPass[pair] !== 1) {
+      this.inPass[pair] = 1;
+      this.groups++;
+    }
+    if (slot >= 0) {
+      this.right4[pair * 4 + slot] = correct ? 1 : 0;
+      this.seen4[pair * 4 + slot] = 1;
+    } else {
+      this.odd ??= new Map();
+      if (!this.odd.has(pair)) this.odd.set(pair, new Map());
+      this.odd.get(pair)!.set(info.slotName, correct);
+    }
+    this.relN[relation] = (this.relN[relation] ?? 0) + 1;
+    if (correct) {
+      this.right++;
+      this.relRight[relation] = (this.relRight[relation] ?? 0) + 1;
+    }
+    if (chosen === NONE) this.unparsed++;
+    if (gold < 0 || chosen < 0) this.skipped++;
+    else this.counts[gold * COLUMNS + chosen]++;
+  }
+
+  result(reader: SubsetReader): ControlledPass {
+    const { n, right4, seen4 } = this;
+    let pairRight = 0;
+    let setRight = 0;
+    let complete = 0;
+    // Slots 0 and 1 are left and right; 2 and 3 on and under (A) or in front and behind (B).
+    this.inPass.forEach((_, p) => {
+      const b = p * 4;
+      const r = (i: number) => right4[b + i] === 1;
+      if (r(0) && r(1)) pairRight++;
+      if (r(2) && r(3)) pairRight++;
+      let trues = [0, 1, 2, 3].filter(r).length;
+      for (const v of this.odd?.get(p)?.values() ?? []) if (v) trues++;
+      if (trues === 4) setRight++;
+      if ([0, 1, 2, 3].every((i) => seen4[b + i] === 1)) complete++;
+    });
+    const prepositions: ControlledPass['prepositions'] = {};
+    const order = reader.relations.map((label, i) => ({ label, i })).sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+    for (const { label, i } of order) if (this.relN[i]) prepositions[label] = { n: this.relN[i], accuracy: (this.relRight[i] ?? 0) / this.relN[i] };
+    return {
+      n,
+      individual: n > 0 ? this.right / n : null,
+      pair: n > 0 ? pairRight / (n / 2) : null,
+      set: n > 0 ? setRight / (n / 4) : null,
+      groups: this.groups,
+      complete_groups: complete,
+      unparsed: this.unparsed,
+      prepositions,
+      confusion: confusionOf(this.counts),
+      confusion_skipped: this.skipped,
+    };
+  }
 }
 
 /** Scores one pass of answers (in dataset order) of Controlled subset A or B. */
 export function controlledPass(subset: 'A' | 'B', answers: readonly ControlledAnswer[]): ControlledPass {
-  const split = subset === 'A' ? 'whatsup-a' : 'whatsup-b';
-  const n = answers.length;
-  // Each object pair starts with its four slots wrong; an image sets its slot (the last image wins).
-  const pairs = new Map<string, Map<string, boolean>>();
-  for (const a of answers) {
-    const { key } = pairOf(a.file);
-    if (!pairs.has(key)) pairs.set(key, new Map(SLOTS[subset].map((s) => [s, false])));
-  }
-  const present = new Map<string, Set<string>>();
-  const byRelation = new Map<string, { n: number; right: number }>();
-  const confusion = emptyConfusion();
-  let right = 0;
-  let unparsed = 0;
-  let skipped = 0;
-  for (const a of answers) {
-    const { key, slot } = pairOf(a.file);
-    pairs.get(key)!.set(slot, a.correct);
-    if (!present.has(key)) present.set(key, new Set());
-    present.get(key)!.add(slot);
-    if (a.correct) right++;
-    const relation = loaderRelation(split, a.file, '');
-    const r = byRelation.get(relation) ?? { n: 0, right: 0 };
-    r.n++;
-    if (a.correct) r.right++;
-    byRelation.set(relation, r);
-    if (a.chosen === null) unparsed++;
-    const gold = captionWord(a.gold);
-    const chosen = a.chosen === null ? 'none' : captionWord(a.chosen);
-    if (gold === null || chosen === null) skipped++;
-    else confusion[gold][chosen]++;
-  }
-  let pairRight = 0;
-  let setRight = 0;
-  const [, , third, fourth] = SLOTS[subset];
-  for (const slots of pairs.values()) {
-    if (slots.get('left') && slots.get('right')) pairRight++;
-    if (slots.get(third) && slots.get(fourth)) pairRight++;
-    if ([...slots.values()].filter(Boolean).length === 4) setRight++;
-  }
-  const complete = [...present.values()].filter((s) => SLOTS[subset].every((slot) => s.has(slot))).length;
-  const prepositions: ControlledPass['prepositions'] = {};
-  for (const rel of [...byRelation.keys()].sort()) {
-    const r = byRelation.get(rel)!;
-    prepositions[rel] = { n: r.n, accuracy: r.right / r.n };
-  }
-  return {
-    n,
-    individual: n > 0 ? right / n : null,
-    pair: n > 0 ? pairRight / (n / 2) : null,
-    set: n > 0 ? setRight / (n / 4) : null,
-    groups: pairs.size,
-    complete_groups: complete,
-    unparsed,
-    prepositions,
-    confusion,
-    confusion_skipped: skipped,
-  };
+  const reader = new SubsetReader(subset);
+  const pass = new PassTally();
+  for (const a of answers) pass.add(reader.file(a.file), a.correct, reader.word(a.gold), a.chosen === null ? NONE : reader.word(a.chosen));
+  return pass.result(reader);
 }
 
 /** One controlled split's metrics in reasoning.json. */
@@ -166,51 +241,58 @@ const meanOf = (vs: Array<number | null>): number | null => {
 /** The file name of an image path (either separator). */
 const fileName = (path: string) => path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
 
+/** One controlled split being collected: its reader, a pass per rotation, and each item's file and all-right flag. */
+interface SplitTally {
+  reader: SubsetReader;
+  passes: PassTally[];
+  items: Map<string, { info: FileInfo; correct: boolean }>;
+}
+
 /** Collects scored prompts of the controlled splits (others are ignored) and computes their metrics. */
 export class WhatsupTally {
-  // split -> rotation -> answers in prompt order; split -> item -> its file and whether every rotation was right.
-  private readonly passes = new Map<string, Map<number, ControlledAnswer[]>>();
-  private readonly items = new Map<string, Map<string, { file: string; correct: boolean }>>();
+  private readonly splits = new Map<string, SplitTally>();
 
   add(prompt: PromptRecord, r: { rotation: number; correct: boolean; chosen: number | null; answer_index: number }): void {
-    if (!(prompt.split in WHATSUP_CONTROLLED)) return;
-    const file = fileName(prompt.image);
-    let bySplit = this.passes.get(prompt.split);
-    if (!bySplit) this.passes.set(prompt.split, (bySplit = new Map()));
-    let pass = bySplit.get(r.rotation);
-    if (!pass) bySplit.set(r.rotation, (pass = []));
-    pass.push({ file, correct: r.correct, chosen: r.chosen === null ? null : (prompt.options[r.chosen] ?? null), gold: prompt.options[r.answer_index] ?? '' });
-    let items = this.items.get(prompt.split);
-    if (!items) this.items.set(prompt.split, (items = new Map()));
-    const item = items.get(prompt.item);
+    const subset = prompt.split === 'whatsup-a' ? 'A' : prompt.split === 'whatsup-b' ? 'B' : undefined;
+    if (subset === undefined) return;
+    let s = this.splits.get(prompt.split);
+    if (!s) this.splits.set(prompt.split, (s = { reader: new SubsetReader(subset), passes: [], items: new Map() }));
+    let item = s.items.get(prompt.item);
     if (item) item.correct &&= r.correct;
-    else items.set(prompt.item, { file, correct: r.correct });
+    else s.items.set(prompt.item, (item = { info: s.reader.file(fileName(prompt.image)), correct: r.correct }));
+    const gold = s.reader.word(prompt.options[r.answer_index] ?? '');
+    const chosen = r.chosen === null ? NONE : s.reader.word(prompt.options[r.chosen] ?? '');
+    (s.passes[r.rotation] ??= new PassTally()).add(item.info, r.correct, gold, chosen);
   }
 
   /** Metrics per controlled split seen, or null when there was none. */
   result(): Record<string, WhatsupSplitMetrics> | null {
-    if (this.passes.size === 0) return null;
+    if (this.splits.size === 0) return null;
     const out: Record<string, WhatsupSplitMetrics> = {};
     for (const split of Object.keys(WHATSUP_CONTROLLED)) {
-      const bySplit = this.passes.get(split);
-      if (!bySplit) continue;
-      const subset = WHATSUP_CONTROLLED[split];
-      const byPass = [...bySplit.keys()].sort((a, b) => a - b).map((rotation) => ({ rotation, ...controlledPass(subset, bySplit.get(rotation)!) }));
-      const confusion = emptyConfusion();
-      for (const p of byPass) for (const g of CONFUSION_WORDS) for (const [c, v] of Object.entries(p.confusion[g])) confusion[g][c as ConfusionWord | 'none'] += v;
+      const s = this.splits.get(split);
+      if (!s) continue;
+      const byPass: WhatsupSplitMetrics['by_pass'] = [];
+      const summed = new Float64Array(CONFUSION_WORDS.length * COLUMNS);
+      s.passes.forEach((pass, rotation) => {
+        byPass.push(Object.assign({ rotation }, pass.result(s.reader)));
+        summed.forEach((_, i) => (summed[i] += pass.counts[i]));
+      });
+      const circular = new PassTally();
+      for (const { info, correct } of s.items.values()) circular.add(info, correct, -1, -1);
+      const c = circular.result(s.reader);
       const relations = [...new Set(byPass.flatMap((p) => Object.keys(p.prepositions)))].sort();
-      const circular = controlledPass(subset, [...this.items.get(split)!.values()].map((i) => ({ ...i, chosen: null, gold: '' })));
       out[split] = {
-        subset,
-        n: this.items.get(split)!.size,
+        subset: s.reader.subset,
+        n: s.items.size,
         passes: byPass.length,
         individual: meanOf(byPass.map((p) => p.individual)),
         pair: meanOf(byPass.map((p) => p.pair)),
         set: meanOf(byPass.map((p) => p.set)),
         prepositions: Object.fromEntries(relations.map((rel) => [rel, meanOf(byPass.map((p) => p.prepositions[rel]?.accuracy ?? null))!])),
-        confusion,
-        unparsed: byPass.reduce((s, p) => s + p.unparsed, 0),
-        circular: { individual: circular.individual, pair: circular.pair, set: circular.set },
+        confusion: confusionOf(summed),
+        unparsed: byPass.reduce((sum, p) => sum + p.unparsed, 0),
+        circular: { individual: c.individual, pair: c.pair, set: c.set },
         by_pass: byPass,
       };
     }
