@@ -141,9 +141,9 @@ export function registerAnalyze(program: Command): void {
         for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
         const paper = await readPaperTables();
         const list = comparePublished(results, paper, await readPaperNameMap(o.paperNames), { seed: o.seed ?? 0, resamples: o.resamples ?? 2000 });
-        const whatsup = whatsupBesidePublished(buildWhatsupTable(results).rows, paper);
         if (o.json) return printJson(list);
         process.stdout.write(formatPublished(list) + '\n');
+        const whatsup = whatsupBesidePublished(buildWhatsupTable(results).rows, paper);
         if (whatsup.length > 0) process.stdout.write('\n' + formatWhatsupPublished(whatsup) + '\n');
       }),
     );
