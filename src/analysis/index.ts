@@ -55,3 +55,5 @@ export { relabelModel, truthBoxes, regressionShift, type RelabelModel, type Rela
 export { cohenKappa, type KappaResult } from './agreement.js';
 /** Measured beside the GSR-Bench paper's published Tables 1-3. */
 export { comparePublished, formatPublished, paperModelFor, TABLE1_SPLITS, TABLE2_COLUMNS, type PublishedCell, type PublishedComparison } from './published.js';
+/** What'sUp's own metrics (individual, pair, set, confusion) from results folders, and beside What'sUp's published rows. */
+export { buildWhatsupTable, whatsupBesidePublished, formatWhatsupTable, formatWhatsupPublished, type WhatsupRow, type WhatsupTable, type WhatsupPublished } from './whatsup.js';

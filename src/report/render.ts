@@ -4,6 +4,7 @@ import type { RegressionReport } from '../analysis/regression.js';
 import { escapeHtml as h } from './escape.js';
 import type { Gallery } from './gallery.js';
 import type { Cell, DapRow, GroundingTable, ReasoningTable, RelationBreakdown, SplitBreakdownRow } from '../analysis/tables.js';
+import type { WhatsupPublished, WhatsupTable } from '../analysis/whatsup.js';
 
 const pct = (v: number) => (100 * v).toFixed(1);
 
@@ -189,6 +190,82 @@ export function publishedHtml(list: PublishedComparison[]): string {
     '(plain mean of the six splits, as the paper computes it); Table 2: G-Score per split and role and the Avg G-Score (mean of the ten columns); Table 3: DAP CircularEval ' +
     'on Subset B without and with the depth hint (Wilson intervals). Published numbers: data/paper/ (Rajabi and Košecká 2024).</p>' +
     tables
+  );
+}
+
+/** A fraction as a percentage cell with its raw value (no interval). */
+function valueHtml(v: number | null, testId: string): string {
+  return v === null ? `<td class="na" data-testid="${h(testId)}">—</td>` : `<td data-testid="${h(testId)}" data-value="${v}">${pct(v)}</td>`;
+}
+
+/** What'sUp's own metrics beside CircularEval, and each split's preposition confusion counts. */
+export function whatsupTableHtml(t: WhatsupTable): string {
+  const rows = t.rows
+    .map((r) => {
+      const m = r.metrics;
+      const id = (k: string) => `wu:${r.model}:${r.split}:${k}`;
+      return (
+        `<tr><th scope="row">${h(r.model)}</th><td>${h(r.split)}</td><td>${m.passes}</td>${valueHtml(r.circular_eval, id('circular_eval'))}` +
+        `${valueHtml(m.individual, id('individual'))}${valueHtml(m.pair, id('pair'))}${valueHtml(m.set, id('set'))}` +
+        `${valueHtml(m.circular.individual, id('circ_individual'))}${valueHtml(m.circular.pair, id('circ_pair'))}${valueHtml(m.circular.set, id('circ_set'))}<td>${m.unparsed ?? '—'}</td></tr>`
+      );
+    })
+    .join('\n');
+  const table = t.rows.length
+    ? '<table id="whatsup"><thead><tr><th rowspan="2">Model</th><th rowspan="2">Split</th><th rowspan="2">Passes</th><th rowspan="2">CircularEval</th>' +
+      '<th colspan="3">What\'sUp, one pass (mean over passes)</th><th colspan="3">Every rotation right</th><th rowspan="2">Unparsed</th></tr>' +
+      `<tr><th>Individual</th><th>Pair</th><th>Set</th><th>Individual</th><th>Pair</th><th>Set</th></tr></thead><tbody>${rows}</tbody></table>`
+    : '';
+  const confusion = t.rows
+    .filter((r) => r.metrics.confusion)
+    .map((r) => {
+      const c = r.metrics.confusion!;
+      const words = r.metrics.subset === 'A' ? ['on', 'under', 'left', 'right'] : ['front', 'behind', 'left', 'right'];
+      const body = words
+        .map((g) => `<tr><th scope="row">${g}</th>${[...words, 'none'].map((w) => `<td data-testid="${h(`wuc:${r.model}:${r.split}:${g}:${w}`)}">${c[g]?.[w] ?? 0}</td>`).join('')}</tr>`)
+        .join('');
+      return `<details><summary>${h(r.model)} · ${h(r.split)}: correct preposition (rows) vs chosen (columns), summed over ${r.metrics.passes} pass(es)</summary><table class="confusion"><thead><tr><th></th>${[...words, 'not read'].map((w) => `<th>${w}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></details>`;
+    })
+    .join('');
+  const missing = t.missing.map((m) => `<p class="note warn">${h(m.model)} ${h(m.split)}: reasoning.json has no What'sUp metrics (scored by an older version); score it again.</p>`).join('');
+  return (
+    '<p class="note">What\'sUp\'s own metrics, by the rules of its repository\'s <code>evaluate_scores</code>: <b>individual</b> = images answered right; <b>pair</b> = pairs of opposite relations ' +
+    '(left/right, on/under or front/behind) of one object pair both right, over half the images; <b>set</b> = all four relations of an object pair right, over a quarter of the images. ' +
+    'A pass is one rotation of the prompts (one answer per image); the one-pass figures are averaged over the passes. The last three columns count an image right only when every rotation is ' +
+    '(CircularEval\'s rule). Unanswered or unreadable answers are wrong (docs/scoring.md).</p>' +
+    table +
+    confusion +
+    missing
+  );
+}
+
+/** Our What'sUp metrics among the models What'sUp reported (GSR-Bench Table 1 rows from What'sUp). */
+export function whatsupPublishedHtml(list: WhatsupPublished[]): string {
+  const f = (v: number | null) => (v === null ? '—' : v.toFixed(1));
+  const blocks = list
+    .map((b) => {
+      const ours = b.ours.map((o) => ({ name: o.model, value: o.individual, ours: o }));
+      const all = [...ours, ...b.published.map((p) => ({ name: p.model, value: p.value as number | null, ours: null }))].sort((x, y) => (y.value ?? -1) - (x.value ?? -1));
+      const rows = all
+        .map((r) =>
+          r.ours
+            ? `<tr class="ours" data-testid="${h(`wupub:${b.split}:${r.name}`)}" data-value="${r.value ?? ''}"><th scope="row"><b>${h(r.name)}</b> (ours)</th><td><b>${f(r.value)}</b></td><td>${f(r.ours.pair)}</td><td>${f(r.ours.set)}</td></tr>`
+            : `<tr><th scope="row">${h(r.name)}</th><td>${f(r.value)}</td><td class="na">—</td><td class="na">—</td></tr>`,
+        )
+        .join('');
+      const chance = b.chance === null ? '' : `<tr><th scope="row">Random chance</th><td>${f(b.chance)}</td><td></td><td></td></tr>`;
+      return (
+        `<h3>What'sUp ${h(b.split)} <span class="note">(Table 1 column ${h(b.column)})</span></h3>` +
+        `<table class="published whatsup"><thead><tr><th>Model</th><th>Individual (%)</th><th>Pair (%)</th><th>Set (%)</th></tr></thead><tbody>${rows}${chance}</tbody></table>`
+      );
+    })
+    .join('\n');
+  return (
+    blocks +
+    (list.length
+      ? '<p class="note">What\'sUp\'s models (contrastive and matching VLMs, scored by image-text matching: one pass, no option order) as GSR-Bench Table 1 prints them; ' +
+        'only their individual accuracy is there. Ours: the one-pass figures, averaged over the passes.</p>'
+      : '')
   );
 }
 

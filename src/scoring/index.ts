@@ -26,6 +26,18 @@ export {
   type ReasoningMode,
   type PositionBias,
 } from './reasoning.js';
+/** What'sUp's own Controlled A / B metrics (individual, pair, set, confusion), as its evaluate_scores computes them. */
+export {
+  controlledPass,
+  WhatsupTally,
+  WHATSUP_CONTROLLED,
+  CONFUSION_WORDS,
+  type ControlledAnswer,
+  type ControlledPass,
+  type WhatsupSplitMetrics,
+  type ConfusionWord,
+  type ConfusionRow,
+} from './whatsup-metrics.js';
 /** G-Score scoring of grounding responses against annotations (Table 2). */
 export {
   scoreGrounding,

@@ -127,7 +127,7 @@ export function registerAnalyze(program: Command): void {
 
   analyze
     .command('published')
-    .description("our values beside the GSR-Bench paper's Tables 1-3 for results folders that match a paper model")
+    .description("our values beside the GSR-Bench paper's Tables 1-3 for results folders that match a paper model (and What'sUp's metrics beside its Table 1 rows)")
     .requiredOption('--results <dir...>', 'results folders, one per model')
     .option('--paper-names <file>', "name map from results-folder model names to the paper's (default data/paper/paper-models.json)")
     .option('--seed <n>', 'bootstrap seed (default 0)', parseSeed)
@@ -135,13 +135,36 @@ export function registerAnalyze(program: Command): void {
     .option('--json', 'print only JSON on stdout')
     .action(
       action(async (o: { results: string[]; paperNames?: string; seed?: number; resamples?: number; json?: boolean }) => {
-        const { comparePublished, formatPublished, loadAllResults } = await analysisLib();
+        const { comparePublished, formatPublished, loadAllResults, buildWhatsupTable, whatsupBesidePublished, formatWhatsupPublished } = await analysisLib();
         const { readPaperNameMap, readPaperTables } = await import('../../formats/paper.js');
         const results = await loadAllResults(o.results);
         for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
-        const list = comparePublished(results, await readPaperTables(), await readPaperNameMap(o.paperNames), { seed: o.seed ?? 0, resamples: o.resamples ?? 2000 });
+        const paper = await readPaperTables();
+        const list = comparePublished(results, paper, await readPaperNameMap(o.paperNames), { seed: o.seed ?? 0, resamples: o.resamples ?? 2000 });
         if (o.json) return printJson(list);
         process.stdout.write(formatPublished(list) + '\n');
+        const whatsup = whatsupBesidePublished(buildWhatsupTable(results).rows, paper);
+        if (whatsup.length > 0) process.stdout.write('\n' + formatWhatsupPublished(whatsup) + '\n');
+      }),
+    );
+
+  analyze
+    .command('whatsup')
+    .description("What'sUp's own metrics on Controlled A and B: individual, pair and set accuracy and the preposition confusion counts, beside CircularEval")
+    .requiredOption('--results <dir...>', 'results folders, one per model')
+    .option('--json', 'print only JSON on stdout')
+    .action(
+      action(async (o: { results: string[]; json?: boolean }) => {
+        const { loadAllResults, buildWhatsupTable, formatWhatsupTable, whatsupBesidePublished, formatWhatsupPublished } = await analysisLib();
+        const { readPaperTables } = await import('../../formats/paper.js');
+        const results = await loadAllResults(o.results);
+        for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
+        const table = buildWhatsupTable(results);
+        for (const w of table.warnings) notice(`warning: ${w}`);
+        const published = whatsupBesidePublished(table.rows, await readPaperTables());
+        if (o.json) return printJson({ ...table, published });
+        process.stdout.write(formatWhatsupTable(table) + '\n');
+        if (published.length > 0) process.stdout.write('\n' + formatWhatsupPublished(published) + '\n');
       }),
     );
 

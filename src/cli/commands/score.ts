@@ -41,7 +41,7 @@ export function registerScore(program: Command): void {
 
   score
     .command('reasoning')
-    .description('CircularEval and VanillaEval accuracy of TG, MC or DAP responses (Table 1)')
+    .description("CircularEval and VanillaEval accuracy of TG, MC or DAP responses (Table 1), and What'sUp's own metrics on Controlled A and B")
     .requiredOption('--prompts <file>', 'prompts (JSONL) the responses answer')
     .requiredOption('--responses <file>', 'responses (JSONL: key, output, status)')
     .addOption(choiceOption('--mode <mode>', 'circular, vanilla or both', MODES, 'both'))
@@ -64,7 +64,14 @@ export function registerScore(program: Command): void {
         for (const [split, c] of Object.entries(result.splits)) {
           process.stdout.write(`${split.padEnd(12)} n=${c.n} circular=${pct(c.circular)} vanilla=${pct(c.vanilla)} unparsed=${c.unparsed}\n`);
         }
-        process.stdout.write(`total average: circular=${pct(result.total_average.circular)} vanilla=${pct(result.total_average.vanilla)}\nwrote ${paths.join(', ')}\n`);
+        process.stdout.write(`total average: circular=${pct(result.total_average.circular)} vanilla=${pct(result.total_average.vanilla)}\n`);
+        for (const [split, w] of Object.entries(result.whatsup ?? {})) {
+          process.stdout.write(
+            `${split.padEnd(12)} What'sUp metrics (mean of ${w.passes} pass(es)): individual=${pct(w.individual)} pair=${pct(w.pair)} set=${pct(w.set)}; ` +
+              `every rotation right: individual=${pct(w.circular.individual)} pair=${pct(w.circular.pair)} set=${pct(w.circular.set)}\n`,
+          );
+        }
+        process.stdout.write(`wrote ${paths.join(', ')}\n`);
       }),
     );
 
