@@ -62,3 +62,16 @@ export function mean(values: readonly number[]): number | null {
   for (const v of values) s += v;
   return s / values.length;
 }
+
+/** Below this a double cannot tell a p-value from 0 (1 minus a CDF is exact to about 1e-16). */
+export const P_FLOOR = 1e-16;
+
+/**
+ * A p-value as every table and summary prints it: three significant digits, exponent form below
+ * 1e-4, and `< 1e-16` below the floor, so a p is never printed as 0. `-` when there is none.
+ */
+export function formatP(p: number | null | undefined): string {
+  if (p === null || p === undefined || Number.isNaN(p)) return '-';
+  if (p < P_FLOOR) return `< ${P_FLOOR.toExponential(0)}`;
+  return p < 1e-4 ? p.toExponential(2) : p.toPrecision(3);
+}
