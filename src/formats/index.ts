@@ -96,7 +96,7 @@ export {
   type GroundingItemRecord,
 } from './results.js';
 /** Pipeline files (YAML): the schema, and the reader with `${VAR}` references and file:line errors. */
-export { PipelineSchema, type PipelineConfig, type ModelConfig, type PipelineTask } from './pipeline.js';
+export { PipelineSchema, modelFolder, type PipelineConfig, type ModelConfig, type PipelineTask } from './pipeline.js';
 export { loadPipeline, parsePipeline, type LoadedPipeline } from './pipeline-file.js';
 /** Lines skipped by the lenient JSONL readers (file, line, reason). */
 export type { SkippedRecord } from '../util/jsonl.js';
