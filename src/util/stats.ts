@@ -67,11 +67,12 @@ export function mean(values: readonly number[]): number | null {
 export const P_FLOOR = 1e-16;
 
 /**
- * A p-value as every table and summary prints it: three significant digits, exponent form below
- * 1e-4, and `< 1e-16` below the floor, so a p is never printed as 0. `-` when there is none.
+ * A p-value as every table and summary prints it: three decimals, two significant digits in exponent
+ * form below 0.001, and `< 1e-16` below the floor, so a p is never printed as 0; `n/a` when there is none.
+ * (The same rules as analysis/tests.ts formatPValue, which SVAT's tables use.)
  */
 export function formatP(p: number | null | undefined): string {
-  if (p === null || p === undefined || Number.isNaN(p)) return '-';
-  if (p < P_FLOOR) return `< ${P_FLOOR.toExponential(0)}`;
-  return p < 1e-4 ? p.toExponential(2) : p.toPrecision(3);
+  if (p === null || p === undefined || Number.isNaN(p)) return 'n/a';
+  if (p < P_FLOOR) return '< 1e-16';
+  return p < 0.001 ? p.toExponential(1) : p.toFixed(3);
 }

@@ -240,14 +240,14 @@ describe('paired and chance tests', () => {
     expect(() => circularChanceTest(1, [0])).toThrow(RangeError);
   });
 
-  it('p-values print with three digits, in exponent form below 1e-4, never as 0', () => {
+  it('p-values print with three decimals, in exponent form below 0.001, never as 0', () => {
     expect(formatP(0)).toBe('< 1e-16');
     expect(formatP(1e-300)).toBe('< 1e-16');
-    expect(formatP(3.53e-5)).toBe('3.53e-5');
-    expect(formatP(0.0123)).toBe('0.0123');
-    expect(formatP(1)).toBe('1.00');
-    expect(formatP(null)).toBe('-');
-    expect(formatP(Number.NaN)).toBe('-');
+    expect(formatP(3.53e-5)).toBe('3.5e-5');
+    expect(formatP(0.0123)).toBe('0.012');
+    expect(formatP(1)).toBe('1.000');
+    expect(formatP(null)).toBe('n/a');
+    expect(formatP(Number.NaN)).toBe('n/a');
   });
 
   it('z test against chance', () => {
