@@ -94,13 +94,40 @@ export function proportionZTest(successes: number, n: number, p0: number, option
   return { z, p };
 }
 
-/** The smallest p-value a table prints as a number; below it, "< 1e-16". */
-export const P_FLOOR = 1e-16;
+/**
+ * Exact one-sided p that a sum of independent Bernoulli trials with success probabilities `probs`
+ * (a Poisson-binomial) reaches `successes`: P(X >= successes). The distribution is built term by term
+ * (no subtraction, so tails far below 1e-16 keep their digits); O(n²) for n trials. Matches the sum of SciPy's
+ * `poisson_binom.pmf` over k >= successes (test/analysis/fixtures/poisson-binomial.json).
+ */
+export function poissonBinomialUpper(successes: number, probs: readonly number[]): number {
+  const n = probs.length;
+  if (!Number.isInteger(successes) || successes < 0 || successes > n) throw new RangeError('Poisson-binomial: successes must be an integer in [0, n]');
+  for (const p of probs) if (!(p >= 0 && p <= 1)) throw new RangeError('Poisson-binomial: every probability must be in [0, 1]');
+  if (successes === 0) return 1;
+  // pmf[k] = P(k successes among the trials so far), updated in place from the top down.
+  const pmf = new Float64Array(n + 1);
+  pmf[0] = 1;
+  for (let i = 0; i < n; i++) {
+    const p = probs[i];
+    const q = 1 - p;
+    for (let k = i + 1; k >= 1; k--) pmf[k] = pmf[k] * q + pmf[k - 1] * p;
+    pmf[0] *= q;
+  }
+  let tail = 0;
+  for (let k = n; k >= successes; k--) tail += pmf[k];
+  return Math.min(1, tail);
+}
 
-/** A p-value for a table: 3 decimals, 2 significant digits below 0.001, "< 1e-16" below that, never 0. */
-export function formatPValue(p: number): string {
-  if (Number.isNaN(p)) return 'n/a';
-  if (p < P_FLOOR) return '< 1e-16';
-  if (p < 0.001) return p.toExponential(1);
-  return p.toFixed(3);
+/**
+ * CircularEval against chance: `passed` of the items passed CircularEval, item i having `options[i]`
+ * options. H0: each item passes with probability 1/k, the most any answerer without information on
+ * which option is right can reach (it has to name the right option in the first rotation already);
+ * answering every rotation at random passes with (1/k)^k only, so the test is conservative for it.
+ * Exact one-sided Poisson-binomial p.
+ */
+export function circularChanceTest(passed: number, options: readonly number[]): { expected: number; p: number } {
+  if (options.some((k) => !(Number.isInteger(k) && k >= 1))) throw new RangeError('chance test: every item needs a whole number of options >= 1');
+  const probs = options.map((k) => 1 / k);
+  return { expected: probs.reduce((s, p) => s + p, 0), p: poissonBinomialUpper(passed, probs) };
 }

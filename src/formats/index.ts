@@ -111,7 +111,7 @@ export {
   type ModelsLockEntry,
 } from './models-lock.js';
 /** Pipeline files (YAML): the schema, and the reader with `${VAR}` references and file:line errors. */
-export { PipelineSchema, type PipelineConfig, type ModelConfig, type PipelineTask } from './pipeline.js';
+export { PipelineSchema, modelFolder, type PipelineConfig, type ModelConfig, type PipelineTask } from './pipeline.js';
 export { loadPipeline, parsePipeline, type LoadedPipeline } from './pipeline-file.js';
 /** Lines skipped by the lenient JSONL readers (file, line, reason). */
 export type { SkippedRecord } from '../util/jsonl.js';

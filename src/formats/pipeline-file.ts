@@ -7,7 +7,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { GsrError, errorMessage } from '../util/errors.js';
-import { PipelineSchema, type PipelineConfig } from './pipeline.js';
+import { modelFolder, PipelineSchema, type PipelineConfig } from './pipeline.js';
 
 export interface LoadedPipeline {
   /** Absolute path of the pipeline file. */
@@ -196,10 +196,13 @@ export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, te
     const path = pathText(issue.path.filter((k): k is PathKey => typeof k !== 'symbol'));
     throw new GsrError(`${file}: ${path}: ${issue.message} (after filling in environment variables)`);
   }
-  const names = new Set<string>();
+  const folders = new Map<string, string>();
   for (const m of (filled.data as WithModels).models) {
-    if (names.has(m.name)) throw new GsrError(`${file}: models: the name "${m.name}" is used twice`);
-    names.add(m.name);
+    const folder = modelFolder(m.name);
+    const other = folders.get(folder);
+    if (other === m.name) throw new GsrError(`${file}: models: the name "${m.name}" is used twice`);
+    if (other !== undefined) throw new GsrError(`${file}: models: "${other}" and "${m.name}" would share the folder "${folder}"; rename one`);
+    folders.set(folder, m.name);
   }
   return { config: filled.data as z.infer<S>, skippedModels };
 }

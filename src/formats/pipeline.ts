@@ -6,6 +6,14 @@ import { z } from 'zod';
 
 const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" (it names a folder)');
 
+/** A model's name: its row in every table and its key in the run store. A model id (`Qwen/Qwen2.5-VL-7B-Instruct`, `llava:13b`) is fine. */
+const ModelName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/, 'use letters, digits, ".", "_", "-", ":", "/", "@" and "+" (a model id is fine)');
+
+/** The folder of a model's prompts, answers and results: its name with each character other than letters, digits, ".", "_" and "-" as "_". */
+export function modelFolder(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
 const SyntheticDataset = z.strictObject({
   /** Scenes to render. */
   count: z.number().int().positive().default(48),
@@ -80,8 +88,8 @@ const Prompts = z.strictObject({
 });
 
 export const Model = z.strictObject({
-  /** Name in results and the report. */
-  name: Name,
+  /** Name in results and the report (e.g. the model id: `name: ${GSR_MODEL}`); its folder is `modelFolder(name)`. */
+  name: ModelName,
   /** Answerer kind: `openai` (Chat Completions over HTTP), a baseline (`geometric`, `random`, `always-first`) or `simulated`. */
   kind: z.string().min(1),
   /** Model id sent to the endpoint (default: name). */

@@ -19,7 +19,7 @@ import { tableText } from '../report/bench-page.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
 import { readJsonlAll } from '../util/jsonl.js';
-import { Model } from '../formats/pipeline.js';
+import { Model, modelFolder } from '../formats/pipeline.js';
 import { runStages, type Stage } from './engine.js';
 import { parsePipelineText } from '../formats/pipeline-file.js';
 import { PipelineProgress } from './progress.js';
@@ -192,7 +192,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
               const record = toResponseRecord(row);
               return reasked ? { ...record, answer_attempts: (reasked.get(row.key) ?? 0) + 1 } : record;
             });
-            await writeJsonlAtomic(join(ctx.dir, m.name, RESPONSES_FILE), rows);
+            await writeJsonlAtomic(join(ctx.dir, modelFolder(m.name), RESPONSES_FILE), rows);
             const failed = rows.filter((x) => x.status === 'failed').length;
             if (failed > 0) ctx.notice(`${m.name}: ${failed} of ${keys.size} prompts failed (${Object.keys(r.failures).join(', ') || 'see responses'})`);
             const attempts = reasked ? { answer_attempts: answerAttempts, reasked: rows.reduce((a, row) => a + (reasked.get(row.key) ?? 0), 0) } : {};
@@ -210,7 +210,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         const set = await loadItemSet(ctx.input('dataset'));
         const prompts = await readBenchPrompts(join(ctx.input('prompts'), PROMPTS_FILE));
         const responses = new Map<string, ResponseLike[]>();
-        for (const m of config.models) responses.set(m.name, await readJsonlAll<ResponseLike>(join(ctx.input('answer'), m.name, RESPONSES_FILE)));
+        for (const m of config.models) responses.set(m.name, await readJsonlAll<ResponseLike>(join(ctx.input('answer'), modelFolder(m.name), RESPONSES_FILE)));
         const scores = scoreModels(set.benchmark, set.items, prompts, responses);
         await writeJsonlAtomic(join(ctx.dir, 'scores.jsonl'), scores.scored);
         await writeJsonAtomic(join(ctx.dir, 'cells.json'), scores.cells);
@@ -226,7 +226,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         const cells = JSON.parse(await readFile(join(ctx.input('score'), 'cells.json'), 'utf8'));
         const outputs = new Map<string, string>();
         for (const m of config.models) {
-          for (const r of await readJsonlAll<ResponseLike>(join(ctx.input('answer'), m.name, RESPONSES_FILE))) outputs.set(`${m.name}\0${r.key}`, r.output);
+          for (const r of await readJsonlAll<ResponseLike>(join(ctx.input('answer'), modelFolder(m.name), RESPONSES_FILE))) outputs.set(`${m.name}\0${r.key}`, r.output);
         }
         const analysis = await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), { items: set.items, prompts, scores: { scored, cells }, outputs, title: config.report.title, analysis: config.report.analysis });
         await writeJsonAtomic(join(ctx.dir, 'analysis.json'), analysis ?? null);
@@ -262,7 +262,7 @@ export async function runBenchPipeline(file: string, options: BenchRunOptions = 
   const report = outcomes.find((o) => o.name === 'report')?.record.summary as { file: string; tables: string[] } | undefined;
   return {
     name: config.name, out: config.out, stages: outcomes.map((o) => ({ name: o.name, status: o.status, seconds: o.seconds })),
-    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [] as never[], regression: null,
+    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [] as never[], warnings: [], regression: null,
     report: report ? join(config.out, 'report', report.file) : null, tables: report?.tables,
   };
 }

@@ -19,7 +19,7 @@ import { photosStage, type PhotosStageSummary } from './stages/photos.js';
 import { promptsStage } from './stages/prompts.js';
 import { reportStage, type ReportStageSummary } from './stages/report.js';
 import { scoreStage, type ScoreStageSummary } from './stages/score.js';
-import { summaryRows, type SummaryRow } from './summary.js';
+import { summaryRows, summaryWarnings, type SummaryRow } from './summary.js';
 
 /** Stage names in run order (`photos` only when the pipeline has `photos:`). */
 export const STAGE_NAMES = ['dataset', 'annotate', 'photos', 'prompts', 'answer', 'score', 'analyze', 'report'] as const;
@@ -51,6 +51,8 @@ export interface PipelineResult {
   perception: string | null;
   skipped_models: LoadedPipeline['skippedModels'];
   rows: SummaryRow[];
+  /** More than 10% of a model's answers to a task unparsed, one line each. */
+  warnings: string[];
   regression: AnalyzeStageSummary | null;
   /** The real photos' detector hit rate against reference boxes, when the pipeline has `photos:`. */
   photos?: PhotosStageSummary | null;
@@ -81,6 +83,7 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
     perception: summaryOf<AnnotateStageSummary>('annotate')?.perception ?? null,
     skipped_models: loaded.skippedModels,
     rows: summaryRows(summaryOf<AnswerStageSummary>('answer'), summaryOf<ScoreStageSummary>('score')),
+    warnings: summaryWarnings(summaryOf<ScoreStageSummary>('score')),
     regression: summaryOf<AnalyzeStageSummary>('analyze') ?? null,
     photos: summaryOf<PhotosStageSummary>('photos') ?? null,
     report: report ? join(config.out, 'report', report.file) : null,

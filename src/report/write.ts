@@ -94,12 +94,12 @@ function previewOutputs(entries: GalleryEntry[], limit: number, filesDir: string
 /** Fit and plot of the cross-model regression, or why there is none. */
 async function regressionSection(results: ModelResults[], y: string, x: string): Promise<string> {
   const table = tableFromResults(results, y, [x]);
-  if (table.labels.length < 3) return regressionHtml(null, null, `Regression of ${y} on ${x} needs at least 3 models with both metrics (have ${table.labels.length}).`);
+  if (table.labels.length < 3) return regressionHtml(null, null, `Regression of ${y} on ${x} needs at least 3 models with both metrics (have ${table.labels.length}).`, table.skipped);
   let fit: RegressionReport;
   try {
     fit = regress(table);
   } catch (err) {
-    return regressionHtml(null, null, `Regression of ${y} on ${x} failed: ${(err as Error).message}`);
+    return regressionHtml(null, null, `Regression of ${y} on ${x} failed: ${(err as Error).message}`, table.skipped);
   }
   const svg = await vegaLiteToSvg(regressionPlotSpec(fit, table.x[0].values, table.y.values));
   return regressionHtml(fit, svg, '');

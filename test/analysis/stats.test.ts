@@ -1,7 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ols, pearson, spearman, averageRanks, bootstrapMean, mcnemarExact, mcnemarPaired, binomialTest, proportionZTest } from '../../src/analysis/index.js';
+import {
+  ols,
+  pearson,
+  spearman,
+  averageRanks,
+  bootstrapMean,
+  bootstrapMeanOfMeans,
+  bootstrapMeanOfRatios,
+  mcnemarExact,
+  mcnemarPaired,
+  binomialTest,
+  poissonBinomialUpper,
+  circularChanceTest,
+  proportionZTest,
+} from '../../src/analysis/index.js';
+import { formatP } from '../../src/util/stats.js';
 import { seededRandom } from '../../src/util/random.js';
 
 const here = new URL('.', import.meta.url).pathname;
@@ -144,6 +159,25 @@ describe('bootstrap', () => {
     expect(Math.abs(big.high - (0.6 + half))).toBeLessThan(0.005);
   });
 
+  it('a ratio bootstrap is over the pooled estimator: its estimate is the point, and equal weights give the mean of means', () => {
+    // Items of 2 and 4 rotations (a mixed split): 2-option items all right, 4-option items 1 of 4 right.
+    const right = [...Array(20).fill(2), ...Array(40).fill(1)];
+    const rotations = [...Array(20).fill(2), ...Array(40).fill(4)];
+    const pooled = 80 / 200;
+    const r = bootstrapMeanOfRatios([{ num: right, den: rotations }], { seed: 1 });
+    expect(r.estimate).toBeCloseTo(pooled, 15);
+    expect(r.low).toBeLessThanOrEqual(pooled);
+    expect(r.high).toBeGreaterThanOrEqual(pooled);
+    // The mean of item shares is another estimator (0.5 here): its interval need not hold the pooled point.
+    const itemMeans = bootstrapMean(right.map((v, i) => v / rotations[i]), { seed: 1 });
+    expect(itemMeans.estimate).toBeCloseTo(0.5, 15);
+    expect(itemMeans.low).toBeGreaterThan(pooled);
+    // Without weights the same resamples give exactly the mean-of-means interval.
+    const groups = [[1, 0, 1, 1], [0, 0, 1]];
+    expect(bootstrapMeanOfRatios(groups.map((num) => ({ num })), { seed: 4 })).toEqual(bootstrapMeanOfMeans(groups, { seed: 4 }));
+    expect(() => bootstrapMeanOfRatios([{ num: [1], den: [1, 2] }])).toThrow(RangeError);
+  });
+
   it('the generator is uniform enough', () => {
     const r = seededRandom(42);
     let s = 0;
@@ -173,6 +207,47 @@ describe('paired and chance tests', () => {
     // Hand-computed: 9 of 10 at chance 1/2 -> two-sided 2·(1 + 10)/1024.
     expect(binomialTest(9, 10, 0.5).p).toBeCloseTo(22 / 1024, 14);
     expect(binomialTest(9, 10, 0.5).p_greater).toBeCloseTo(11 / 1024, 14);
+  });
+
+  it('Poisson-binomial upper tail matches SciPy (sum of poisson_binom.pmf) to 1e-12 relative', () => {
+    const ref = JSON.parse(readFileSync(join(here, 'fixtures', 'poisson-binomial.json'), 'utf8')) as { cases: { probs: number[]; tails: { successes: number; p: number }[] }[] };
+    let checked = 0;
+    for (const c of ref.cases) {
+      for (const t of c.tails) {
+        const p = poissonBinomialUpper(t.successes, c.probs);
+        expect(Math.abs(p - t.p)).toBeLessThanOrEqual(1e-12 * t.p);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+    // Equal probabilities are a binomial: P(X >= 9), X ~ Bin(10, 1/2) = 11/1024.
+    expect(poissonBinomialUpper(9, Array(10).fill(0.5))).toBeCloseTo(11 / 1024, 15);
+    expect(() => poissonBinomialUpper(3, [0.5, 0.5])).toThrow(RangeError);
+    expect(() => poissonBinomialUpper(1, [1.5])).toThrow(RangeError);
+  });
+
+  it('the CircularEval chance test uses each item its own 1/k and keeps far tails', () => {
+    // 20 two-option and 40 four-option items: 10 + 10 = 20 passes expected by chance.
+    const options = [...Array(20).fill(2), ...Array(40).fill(4)];
+    const t = circularChanceTest(20, options);
+    expect(t.expected).toBeCloseTo(20, 12);
+    expect(t.p).toBeGreaterThan(0.4);
+    // Nothing passed (always-first under CircularEval): p = 1.
+    expect(circularChanceTest(0, options).p).toBe(1);
+    // Every item passed: the product of the chances, (1/2)^20 (1/4)^40, far below 1e-16 and not 0.
+    const all = circularChanceTest(60, options).p;
+    expect(Math.log2(all)).toBeCloseTo(-100, 9);
+    expect(() => circularChanceTest(1, [0])).toThrow(RangeError);
+  });
+
+  it('p-values print with three decimals, in exponent form below 0.001, never as 0', () => {
+    expect(formatP(0)).toBe('< 1e-16');
+    expect(formatP(1e-300)).toBe('< 1e-16');
+    expect(formatP(3.53e-5)).toBe('3.5e-5');
+    expect(formatP(0.0123)).toBe('0.012');
+    expect(formatP(1)).toBe('1.000');
+    expect(formatP(null)).toBe('n/a');
+    expect(formatP(Number.NaN)).toBe('n/a');
   });
 
   it('z test against chance', () => {

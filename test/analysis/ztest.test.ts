@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { binomialTest, formatPValue, proportionZTest } from '../../src/analysis/index.js';
+import { binomialTest, formatP, proportionZTest } from '../../src/analysis/index.js';
 import { svatRows, svatTest } from '../../src/analysis/svat.js';
 
 type Num = number | 'inf' | '-inf' | 'nan';
@@ -65,11 +65,11 @@ describe('SVAT against chance (src/analysis/svat.ts)', () => {
   });
 
   it('prints p-values without ever reading 0', () => {
-    expect(formatPValue(0)).toBe('< 1e-16');
-    expect(formatPValue(proportionZTest(1000, 1000, 0.5).p)).toBe('< 1e-16');
-    expect(formatPValue(3.2e-9)).toBe('3.2e-9');
-    expect(formatPValue(0.0438525)).toBe('0.044');
-    expect(formatPValue(0.5)).toBe('0.500');
-    expect(formatPValue(NaN)).toBe('n/a');
+    expect(formatP(0)).toBe('< 1e-16');
+    expect(formatP(proportionZTest(1000, 1000, 0.5).p)).toBe('< 1e-16');
+    expect(formatP(3.2e-9)).toBe('3.2e-9');
+    expect(formatP(0.0438525)).toBe('0.044');
+    expect(formatP(0.5)).toBe('0.500');
+    expect(formatP(NaN)).toBe('n/a');
   });
 });

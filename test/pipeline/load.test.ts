@@ -92,6 +92,14 @@ describe('pipeline file', () => {
     expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/used twice/);
   });
 
+  it('takes a model id as a name, and refuses two names that would share one folder', () => {
+    const id = parsePipeline(`${BASE}  - name: Qwen/Qwen2.5-VL-7B-Instruct\n    kind: random\n`, 'p.yaml', {});
+    expect(id.config.models[1].name).toBe('Qwen/Qwen2.5-VL-7B-Instruct');
+    const clash = `${BASE}  - name: a/b\n    kind: random\n  - name: a_b\n    kind: random\n`;
+    expect(() => parsePipeline(clash, 'p.yaml', {})).toThrow(/^p\.yaml: models: "a\/b" and "a_b" would share the folder "a_b"; rename one$/);
+    expect(() => parsePipeline(`${BASE}  - name: ../up\n    kind: random\n`, 'p.yaml', {})).toThrow(/models\[1\]\.name/);
+  });
+
   it('an alias bomb is refused with a one-line error naming the file', () => {
     const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
     for (let i = 1; i < 7; i++) levels.push(`l${i}: &l${i} [${Array(9).fill(i === 1 ? '*a' : `*l${i - 1}`).join(',')}]`);

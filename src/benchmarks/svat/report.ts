@@ -1,7 +1,7 @@
 /** SVAT tables and report section: accuracy tested against chance, overall and by phi (src/analysis/svat.ts). */
 import { z } from 'zod';
 import { SVAT_EXACT_BELOW, svatRows, type SvatRow } from '../../analysis/svat.js';
-import { formatPValue } from '../../analysis/tests.js';
+import { formatP } from '../../util/stats.js';
 import { vegaLiteToSvg } from '../../report/plots.js';
 import { GsrError } from '../../util/errors.js';
 import type { ReportInput, ReportSection, ReportTable, ScoreCell } from '../types.js';
@@ -37,7 +37,7 @@ function table(id: string, title: string, a: SvatAnalysis, rows: SvatRow[], note
   const p = a.settings.alternative === 'larger' ? 'p (one-sided, > 50%)' : 'p (two-sided)';
   return {
     id, title, columns: ['model', 'mode', 'group', 'n', 'correct', 'invalid', 'failed', 'accuracy %', 'test', 'z', p],
-    rows: rows.map((r) => [r.model, r.mode, r.group, r.n, r.correct, r.invalid, r.failed, pct(r.accuracy), r.test, r3(r.z), formatPValue(r.p)]),
+    rows: rows.map((r) => [r.model, r.mode, r.group, r.n, r.correct, r.invalid, r.failed, pct(r.accuracy), r.test, r3(r.z), formatP(r.p)]),
     note,
   };
 }

@@ -4,6 +4,7 @@ import { writeJsonAtomic } from '../../util/fs.js';
 import { notice } from '../../util/log.js';
 import { action, printJson } from '../action.js';
 import { collect, parseNumber, parsePositiveInt, parseSeed } from '../parsers.js';
+import { formatP } from '../../util/stats.js';
 
 interface RegressionOptions {
   data?: string[];
@@ -100,8 +101,8 @@ export function registerAnalyze(program: Command): void {
         }
         if (o.json) return printJson(result);
         process.stdout.write(`${o.y} vs ${o.x} (n = ${result.n})\n`);
-        process.stdout.write(`Pearson r = ${result.pearson.r.toFixed(4)}, p = ${result.pearson.p.toPrecision(4)}\n`);
-        process.stdout.write(`Spearman rho = ${result.spearman.r.toFixed(4)}, p = ${result.spearman.p.toPrecision(4)}\n`);
+        process.stdout.write(`Pearson r = ${result.pearson.r.toFixed(4)}, p = ${formatP(result.pearson.p)}\n`);
+        process.stdout.write(`Spearman rho = ${result.spearman.r.toFixed(4)}, p = ${formatP(result.spearman.p)}\n`);
       }),
     );
 
@@ -120,7 +121,7 @@ export function registerAnalyze(program: Command): void {
         if (rows.length === 0) throw new GsrError('no DAP results: a results folder needs a dap/ subfolder with reasoning-items.jsonl');
         process.stdout.write('model\tsplit\titems\tn\twithout\twith\tonly_with\tonly_without\tmcnemar_p\n');
         for (const r of rows) {
-          process.stdout.write(`${r.model}\t${r.split}\t${r.subset}\t${r.n}\t${r.without.toFixed(4)}\t${r.with.toFixed(4)}\t${r.mcnemar.b}\t${r.mcnemar.c}\t${r.mcnemar.p.toPrecision(4)}\n`);
+          process.stdout.write(`${r.model}\t${r.split}\t${r.subset}\t${r.n}\t${r.without.toFixed(4)}\t${r.with.toFixed(4)}\t${r.mcnemar.b}\t${r.mcnemar.c}\t${formatP(r.mcnemar.p)}\n`);
         }
       }),
     );
@@ -212,10 +213,11 @@ export function registerAnalyze(program: Command): void {
         const { loadAllResults } = await import('../../analysis/load-results.js');
         const { relabelResults } = await import('../../report/relabel.js');
         const loaded = await loadAllResults(o.results);
-        const { models, regression, skipped } = await relabelResults(loaded, o.before, o.after, { y: o.y, x: o.x, resamples: o.resamples });
+        const { models, regression, skipped, left_out } = await relabelResults(loaded, o.before, o.after, { y: o.y, x: o.x, resamples: o.resamples });
         for (const dir of skipped) notice(`warning: ${dir}: no grounding-items.jsonl (skipped)`);
+        for (const m of left_out) notice(`warning: ${m.label} left out of the regression: ${m.reason}`);
         if (models.length === 0) throw new GsrError('no results folder has grounding-items.jsonl');
-        const result = { before: o.before, after: o.after, models, regression };
+        const result = { before: o.before, after: o.after, models, regression, left_out };
         if (o.out) await writeJsonAtomic(o.out, result);
         if (o.json) return printJson(result);
         const pct = (v: number | null) => (v === null ? '    -' : (100 * v).toFixed(1).padStart(5));
@@ -230,7 +232,7 @@ export function registerAnalyze(program: Command): void {
           process.stdout.write(`${m.model}\tavg\t${pct(m.avg_before)}\t${pct(m.avg_after)}${ci}\n`);
         }
         const r = regression;
-        const fit = (f: typeof r.before) => (f ? `slope ${f.slope.toFixed(3)}, p = ${f.p.toPrecision(3)}, R² = ${f.r2.toFixed(3)}` : 'not fitted (fewer than 3 models)');
+        const fit = (f: typeof r.before) => (f ? `slope ${f.slope.toFixed(3)}, p = ${formatP(f.p)}, R² = ${f.r2.toFixed(3)}` : 'not fitted (fewer than 3 models)');
         process.stdout.write(`regression ${r.y} ~ ${r.x} across ${r.models.length} models\n  before review: ${fit(r.before)}\n  after review:  ${fit(r.after)}\n`);
         if (r.same_conclusion !== null) process.stdout.write(`  conclusion at p < 0.05: ${r.same_conclusion ? 'unchanged' : 'CHANGED'}\n`);
       }),
