@@ -5,29 +5,10 @@ import { open, stat } from 'node:fs/promises';
 import { imageSize as headerSize } from 'image-size';
 import sharp from 'sharp';
 import { GsrError, errorMessage } from '../util/errors.js';
-import type { RgbImage } from './types.js';
+import type { DecodeOptions, RgbImage } from './types.js';
 
 /** A file path, or encoded bytes. */
 export type ImageSource = string | Uint8Array;
-
-/**
- * How alpha becomes RGB. `drop` (the default, as Transformers' `load_image`: PIL's `convert('RGB')`
- * keeps the colour stored under each pixel) or `white` (composited on white, rounding down).
- */
-export const ALPHA_RULES = ['drop', 'white'] as const;
-export type AlphaRule = (typeof ALPHA_RULES)[number];
-/**
- * How 16-bit greyscale (PIL's mode I;16) becomes 8-bit. `clip` (the default, as PIL's
- * `convert('RGB')`: values above 255 become 255) or `high-byte` (each value's high byte).
- */
-export const GREY16_RULES = ['clip', 'high-byte'] as const;
-export type Grey16Rule = (typeof GREY16_RULES)[number];
-
-/** Decoding rules; each absent one is the reference's (docs/perception.md, "Decoding"). */
-export interface DecodeOptions {
-  alpha?: AlphaRule;
-  grey16?: Grey16Rule;
-}
 
 /**
  * The rules of `o` that differ from the reference, by the names runs record them under

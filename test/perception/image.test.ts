@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeSettings, imageSize, loadImage, type DecodeOptions } from '../../src/perception/image.js';
+import { decodeSettings, imageSize, loadImage } from '../../src/perception/image.js';
+import type { DecodeOptions } from '../../src/perception/types.js';
 import { GsrError } from '../../src/util/errors.js';
 import { FIXTURES } from './paths.js';
 

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadImage, type DecodeOptions } from '../../src/perception/image.js';
+import { loadImage } from '../../src/perception/image.js';
+import type { DecodeOptions } from '../../src/perception/types.js';
 import {
   IMAGENET_MEAN,
   IMAGENET_STD,
