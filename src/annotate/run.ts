@@ -6,12 +6,12 @@
  */
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { loadImage } from '../perception/image.js';
+import { decodeSettings, loadImage } from '../perception/image.js';
 import { readConfined } from '../util/confined.js';
 import { lockOutputFolder } from '../util/lock.js';
 import { cudaProviderInstalled } from '../perception/runtime.js';
 import { depthEstimators, detectors, segmenters } from '../perception/registry.js';
-import type { Device, ModelLoadOptions, PluginProvenance, Precision, RgbImage, SessionTuning } from '../perception/types.js';
+import type { DecodeOptions, Device, ModelLoadOptions, PluginProvenance, Precision, RgbImage, SessionTuning } from '../perception/types.js';
 import { timeStage, timeStageAsync } from '../util/stage-clock.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
@@ -51,6 +51,8 @@ export interface AnnotateOptions {
   precision?: Precision;
   /** onnxruntime session settings (docs/perception.md, "Speed"). */
   session?: SessionTuning;
+  /** Image decoding rules other than the reference's (docs/perception.md, "Decoding"). */
+  decode?: DecodeOptions;
   /** Port parameters (thresholds etc.), passed to every model and recorded in `info.thresholds`. */
   params?: Record<string, number | string>;
   /** Explicit model files by role, passed to the model factories. */
@@ -95,7 +97,7 @@ export interface AnnotateOptions {
 }
 
 /** What loads the models and is recorded in `info`. */
-export type ModelSettings = Pick<AnnotateOptions, 'modelsDir' | 'device' | 'threads' | 'precision' | 'session' | 'params' | 'files' | 'detector' | 'segmenter' | 'depth'>;
+export type ModelSettings = Pick<AnnotateOptions, 'modelsDir' | 'device' | 'threads' | 'precision' | 'session' | 'decode' | 'params' | 'files' | 'detector' | 'segmenter' | 'depth'>;
 
 export interface AnnotateRunSummary extends AnnotateSummary {
   images_total: number;
@@ -115,12 +117,12 @@ export interface AnnotateRunSummary extends AnnotateSummary {
 }
 
 /** Decodes a target's image; a manifest item's image is read only when its real path stays inside its root. */
-export function readTargetImage(target: AnnotateTarget): Promise<RgbImage> {
-  return timeStageAsync('decode', () => readTargetImageUntimed(target));
+export function readTargetImage(target: AnnotateTarget, decode?: DecodeOptions): Promise<RgbImage> {
+  return timeStageAsync('decode', () => readTargetImageUntimed(target, decode));
 }
 
-async function readTargetImageUntimed(target: AnnotateTarget): Promise<RgbImage> {
-  if (target.root === undefined) return loadImage(target.imagePath, target.fileName);
+async function readTargetImageUntimed(target: AnnotateTarget, decode?: DecodeOptions): Promise<RgbImage> {
+  if (target.root === undefined) return loadImage(target.imagePath, target.fileName, decode);
   let bytes: Buffer;
   try {
     bytes = await readConfined(target.imagePath, target.root);
@@ -128,7 +130,7 @@ async function readTargetImageUntimed(target: AnnotateTarget): Promise<RgbImage>
     if (err instanceof GsrError) throw err;
     throw new GsrError(`cannot read image ${target.fileName}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
   }
-  return loadImage(bytes, target.fileName);
+  return loadImage(bytes, target.fileName, decode);
 }
 
 function provenanceOf(model: object | undefined): PluginProvenance {
@@ -199,6 +201,8 @@ export async function buildInfo(o: ModelSettings, created: string, models: Perce
     if (p.settings) described.record.settings = p.settings;
     if (o.precision === 'int8') described.record.settings = { ...described.record.settings, precision: 'int8' };
     if (o.session?.denormalAsZero) described.record.settings = { ...described.record.settings, denormals: 'flushed to zero' };
+    const decoding = decodeSettings(o.decode);
+    if (Object.keys(decoding).length > 0) described.record.settings = { ...described.record.settings, ...decoding };
     list.push(described.record);
     Object.assign(thresholds, described.thresholds);
     Object.assign(pluginThresholds, p.thresholds ?? {});
@@ -263,7 +267,7 @@ async function annotateLocally(todo: AnnotateTarget[], o: AnnotateOptions, sink:
     const fill = () => {
       while (queue.length < batch && next < todo.length) {
         const target = todo[next++];
-        const image = readTargetImage(target);
+        const image = readTargetImage(target, o.decode);
         image.catch(() => undefined); // handled when its turn comes
         if (prefetch) void image.then((img) => prefetchAll(models, img), () => undefined);
         queue.push({ target, image });
@@ -340,7 +344,7 @@ async function annotateOneModelAtATime(todo: AnnotateTarget[], o: AnnotateOption
       const items: ChunkItem[] = await Promise.all(
         todo.slice(start, start + chunk).map(async (target) => {
           try {
-            return { target, image: await readTargetImage(target) };
+            return { target, image: await readTargetImage(target, o.decode) };
           } catch (error) {
             return { target, error };
           }
@@ -395,13 +399,16 @@ export async function annotate(o: AnnotateOptions): Promise<AnnotateRunSummary> 
 
 async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary> {
   const started = Date.now();
-  // Precision is recorded only when not the default, so journals of earlier fp32 runs still resume.
+  // Precision and decoding rules are recorded only when not the default, so journals of earlier
+  // default runs still resume.
+  const decoding = decodeSettings(o.decode);
   const settings = {
     detector: o.detector,
     segmenter: o.segmenter ?? null,
     depth: o.depth ?? null,
     params: o.params ?? {},
     ...(o.precision === 'int8' ? { precision: 'int8' } : {}),
+    ...(Object.keys(decoding).length > 0 ? { decode: decoding } : {}),
   };
   const journal = await openJournal(join(o.outDir, JOURNAL_FILE), settings, { restart: o.restart });
   const annotationsPath = join(o.outDir, ANNOTATIONS_FILE);

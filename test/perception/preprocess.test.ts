@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadImage } from '../../src/perception/image.js';
+import type { DecodeOptions } from '../../src/perception/types.js';
 import {
   IMAGENET_MEAN,
   IMAGENET_STD,
@@ -47,8 +48,8 @@ interface ImageRef {
   height: number;
   /** The bytes of Transformers' `load_image` (exif_transpose, convert('RGB')). */
   decoded_sha256: string;
-  /** Where the port decodes otherwise on purpose (docs/perception.md): the rule and its bytes. */
-  port_decode?: { rule: string; sha256: string };
+  /** The port's named decoding options that change this image (docs/perception.md): each rule's bytes. */
+  options?: Array<{ decode: DecodeOptions; rule: string; sha256: string }>;
   cases: Case[];
 }
 interface Reference {
@@ -131,12 +132,12 @@ function synthetic(kind: 'noise' | 'checker' | 'gradient', w: number, h: number)
 async function expectImageLikePil(path: string, entry: ImageRef): Promise<void> {
   const image = await loadImage(path);
   expect([image.width, image.height]).toEqual([entry.width, entry.height]);
-  if (entry.port_decode) {
-    // A deliberate difference: the port's rule, and not Transformers' bytes.
-    expect(sha(image.data), `decoded pixels (${entry.port_decode.rule})`).toBe(entry.port_decode.sha256);
-    expect(sha(image.data)).not.toBe(entry.decoded_sha256);
-  } else {
-    expect(sha(image.data), 'decoded pixels').toBe(entry.decoded_sha256);
+  expect(sha(image.data), 'decoded pixels').toBe(entry.decoded_sha256);
+  for (const o of entry.options ?? []) {
+    // A named option: its own rule, and not Transformers' bytes.
+    const decoded = sha((await loadImage(path, undefined, o.decode)).data);
+    expect(decoded, `decoded with ${JSON.stringify(o.decode)} (${o.rule})`).toBe(o.sha256);
+    expect(decoded).not.toBe(entry.decoded_sha256);
   }
   for (const c of entry.cases) {
     const m = c.model ? MODELS[c.model]! : undefined;
@@ -180,9 +181,12 @@ describe(`PIL's Image.resize, byte for byte (reference: Pillow ${ref.pillow})`, 
     expect(new Set(all.map(({ c }) => c.model).filter(Boolean))).toEqual(new Set(Object.keys(MODELS)));
     const files = ref.images.map((i) => i.file);
     for (const k of [1, 2, 3, 4, 5, 6, 7, 8]) expect(files).toContain(`images/exif-${k}.jpg`);
-    for (const f of ['odd-1x1.png', 'odd-3x517.png', 'render-1127x843.jpg', 'grey-L.png', 'grey-LA.png', 'grey-16bit.png', 'rgba.png', 'rgb-16bit.png', 'palette.png', 'palette-trns.png']) {
+    for (const f of ['odd-1x1.png', 'odd-3x517.png', 'render-1127x843.jpg', 'grey-L.png', 'grey-LA.png', 'grey-16bit.png', 'grey-16bit-trns.png', 'grey-LA-16bit.png', 'rgba.png', 'rgb-16bit.png', 'palette.png', 'palette-trns.png']) {
       expect(files).toContain(`images/${f}`);
     }
+    // Every named decoding option is checked against its rule.
+    const options = ref.images.flatMap((i) => i.options ?? []).map((o) => JSON.stringify(o.decode));
+    expect(new Set(options)).toEqual(new Set([JSON.stringify({ alpha: 'white' }), JSON.stringify({ grey16: 'high-byte' })]));
     expect(files).toContain('cmyk/cmyk-no-icc.jpg');
   });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/formats/pipeline-file.js';
+import { ALPHA_RULES, GREY16_RULES } from '../../src/perception/types.js';
+import { annotatorModels } from '../../src/pipeline/stages/annotate.js';
 
 const BASE = `name: t
 out: out/t
@@ -18,6 +20,16 @@ describe('pipeline file', () => {
     expect(p.config.prompts.tasks).toEqual(['tg', 'mc', 'grounding', 'dap']);
     expect(p.config.models[0].concurrency).toBe(4);
     expect(p.config.annotations.source).toBe('auto');
+  });
+
+  it('annotations.models takes the decoding rules of gsr annotate; absent, the stage settings do not name them', () => {
+    const withRules = (alpha: string, grey16: string) => `${BASE}annotations:\n  models:\n    decode_alpha: ${alpha}\n    decode_grey16: ${grey16}\n`;
+    for (const [alpha, grey16] of ALPHA_RULES.map((a, i) => [a, GREY16_RULES[i]!])) {
+      expect(annotatorModels(parsePipeline(withRules(alpha!, grey16), 'p.yaml', {}).config).decode).toEqual({ alpha, grey16 });
+    }
+    expect(() => parsePipeline(withRules('black', 'clip'), 'p.yaml', {})).toThrow(/annotations\.models\.decode_alpha/);
+    expect(() => parsePipeline(withRules('drop', 'low-byte'), 'p.yaml', {})).toThrow(/annotations\.models\.decode_grey16/);
+    expect(annotatorModels(parsePipeline(BASE, 'p.yaml', {}).config)).not.toHaveProperty('decode');
   });
 
   it('names the line and the key of an unknown key', () => {
