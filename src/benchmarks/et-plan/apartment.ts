@@ -280,6 +280,29 @@ function fillHolder(bd: Builder, holder: Thing): void {
   }
 }
 
+/**
+ * Makes sure something grabbable is hidden in a closed container: closes an open container that holds
+ * something, or else puts something in a closed one (the draws rarely leave none).
+ */
+function hideSomething(bd: Builder): void {
+  const openable = bd.things.filter((t) => t.spec.properties.includes('CAN_OPEN') && t.kind !== 'door');
+  const holding = (t: Thing) => bd.things.some((x) => x.parent?.id === t.id && x.parent.rel === 'INSIDE' && x.spec.properties.includes('GRABBABLE'));
+  if (openable.some((t) => t.states.includes('CLOSED') && holding(t))) return;
+  const full = openable.filter(holding);
+  const close = (t: Thing): void => {
+    t.states = t.states.map((st) => (st === 'OPEN' ? 'CLOSED' : st));
+  };
+  if (full.length > 0) return close(bd.rng.pick(full));
+  for (const t of openable) {
+    const spec = PLACEMENTS.get(t.className)?.INSIDE[0];
+    const b = spec ? inContainer(bd, bd.size(spec, false), t) : null;
+    if (spec && b) {
+      bd.add(spec, 'object', b, t.room, { parent: { id: t.id, rel: 'INSIDE' }, depth: t.depth + 1 });
+      return close(t);
+    }
+  }
+}
+
 /** A free floor spot for the character in a room (its centre if none is free). */
 function placeCharacter(bd: Builder, cell: Cell, room: number, blocked: Box[]): Box {
   const [w, h, d] = STRUCTURE.character.size;
@@ -323,6 +346,7 @@ export function generateApartment(seed: number, index: number, settings: Apartme
     }
     for (const t of bd.things.filter((x) => x.room === room.id && x.kind === 'furniture')) fillHolder(bd, t);
   }
+  hideSomething(bd);
   // Doors name the second room by its cell until every room has an id.
   for (const t of bd.things) if (t.between && t.between[1] < 0) t.between[1] = roomIds[-1 - t.between[1]];
   const start = rng.int(0, cells.length - 1);

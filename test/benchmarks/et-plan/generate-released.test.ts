@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { describeShared } from '../../helpers/shared.js';
-import { EngineState } from '../../../src/benchmarks/et-plan/engine/index.js';
+import { EngineState, type EngineGraph } from '../../../src/benchmarks/et-plan/engine/index.js';
 import { PlanBuilder, deepestInstance, runPlan, startState } from '../../../src/benchmarks/et-plan/plans.js';
 import { generateEtPlanItems } from '../../../src/benchmarks/et-plan/synth.js';
 import { SCENES, loadScene, readJsonl } from './fixtures.js';
@@ -89,7 +89,7 @@ describeShared('et-plan task generation on the released apartments', ['virtualho
     const set = await generateEtPlanItems({ out, count: 1, seed: 3, graphs: join(virtualhome, 'graphs') });
     expect(set.context.apartments).toHaveLength(7);
     expect(set.items.length).toBeGreaterThan(30);
-    const graphs = new Map(await Promise.all(SCENES.map(async (s) => [`apartments/${s}_graph.json`, await loadScene(virtualhome, s)] as const)));
+    const graphs = new Map<string, EngineGraph>(await Promise.all(SCENES.map(async (s) => [`apartments/${s}_graph.json`, await loadScene(virtualhome, s)] as const)));
     for (const item of set.items) {
       const graph = graphs.get(item.apartment)!;
       for (const plan of [item.ground_truth, item.oracle]) {
