@@ -3,10 +3,10 @@
  * (checkApartment, itself shown to catch broken graphs), the variety the tasks need, and the same
  * bytes for the same seed.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../helpers/temp.js';
 import { parseVhGraph, readVhGraph, type VhGraph } from '../../../src/formats/vh-graph.js';
 import { checkApartment, generateApartment } from '../../../src/benchmarks/et-plan/apartment.js';
 import { BASE_ROOMS, CLASSES } from '../../../src/benchmarks/et-plan/classes.js';
@@ -14,13 +14,7 @@ import { EngineGraph, EngineState, doorsOf, visibleNodes } from '../../../src/be
 import { layoutMap } from '../../../src/benchmarks/et-plan/layout.js';
 import { synthApartments } from '../../../src/benchmarks/et-plan/synth.js';
 
-const dirs: string[] = [];
-afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
-const temp = async () => {
-  const d = await mkdtemp(join(tmpdir(), 'gsr-apartments-'));
-  dirs.push(d);
-  return d;
-};
+const temp = useTempDirs('gsr-apartments-');
 
 // Seed 0, index 79 draws nothing into a closed container: the generator then hides something itself.
 const APARTMENTS = [...Array.from({ length: 8 }, (_, i) => generateApartment(3, i)), generateApartment(0, 79)];

@@ -4,11 +4,10 @@
  * fixtures (plans.TestScene*.jsonl: the longest INSIDE path, opens on the way, the put verbs), the
  * same instance choice, and generation with --graphs keeps only tasks that execute there.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeShared } from '../../helpers/shared.js';
+import { useTempDirs } from '../../helpers/temp.js';
 import { EngineState, type EngineGraph } from '../../../src/benchmarks/et-plan/engine/index.js';
 import { PlanBuilder, deepestInstance, runPlan, startState } from '../../../src/benchmarks/et-plan/plans.js';
 import { generateEtPlanItems } from '../../../src/benchmarks/et-plan/synth.js';
@@ -22,8 +21,7 @@ interface PlanFixture {
   executed: boolean;
 }
 
-const dirs: string[] = [];
-afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+const temp = useTempDirs('gsr-et-plan-vh-');
 
 describeShared('et-plan task generation on the released apartments', ['virtualhome'], ({ virtualhome }) => {
   it('builds the reference-built ground truth line for line (nav, nav_manip, temporal, multi_one_arm, multi_two_arm_walkback)', async () => {
@@ -84,8 +82,7 @@ describeShared('et-plan task generation on the released apartments', ['virtualho
   });
 
   it('generates on the released graphs (--graphs) only tasks whose plans execute there', async () => {
-    const out = await mkdtemp(join(tmpdir(), 'gsr-et-plan-vh-'));
-    dirs.push(out);
+    const out = await temp();
     const set = await generateEtPlanItems({ out, count: 1, seed: 3, graphs: join(virtualhome, 'graphs') });
     expect(set.context.apartments).toHaveLength(7);
     expect(set.items.length).toBeGreaterThan(30);

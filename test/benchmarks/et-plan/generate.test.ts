@@ -4,10 +4,10 @@
  * spatial constraint deciding between instances, occlusion subsets by the percentile rules, and the
  * same tasks for the same seed.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../helpers/temp.js';
 import { readVhGraph } from '../../../src/formats/vh-graph.js';
 import { EngineGraph, REL, walkDistance } from '../../../src/benchmarks/et-plan/engine/index.js';
 import { OCCLUSION, occlusionSubsets, percentile, stepCap } from '../../../src/benchmarks/et-plan/generate.js';
@@ -16,13 +16,7 @@ import { generateEtPlanItems } from '../../../src/benchmarks/et-plan/synth.js';
 import { ET_PLAN_FAMILIES, parseEtPlanItem, type EtPlanItem } from '../../../src/benchmarks/et-plan/task.js';
 import { runCli } from '../../helpers/cli.js';
 
-const dirs: string[] = [];
-afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
-const temp = async () => {
-  const d = await mkdtemp(join(tmpdir(), 'gsr-et-plan-'));
-  dirs.push(d);
-  return d;
-};
+const temp = useTempDirs('gsr-et-plan-');
 
 let out: string;
 let set: Awaited<ReturnType<typeof generateEtPlanItems>>;

@@ -3,21 +3,15 @@
  * the released format (README of the VirtualHome material, section 5); nothing of the released files
  * themselves is used.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../helpers/temp.js';
 import { readEtPlanReleasedTasks } from '../../../src/formats/et-plan-released.js';
 import { importReleasedTasks, parseReleasedCriteria, releasedPlanLine, releasedStats } from '../../../src/benchmarks/et-plan/released.js';
 import { runCli } from '../../helpers/cli.js';
 
-const dirs: string[] = [];
-afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
-const temp = async () => {
-  const d = await mkdtemp(join(tmpdir(), 'gsr-released-'));
-  dirs.push(d);
-  return d;
-};
+const temp = useTempDirs('gsr-released-');
 
 const jsonl = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
