@@ -195,10 +195,9 @@ function* drafts(scene: Scene, family: EtPlanFamily, rng: Rng): Generator<Draft 
   const vessel = (id: number) => grabbable(id) && scene.putRelation(id) !== null;
   const classes = (keep: (id: number) => boolean) => [...scene.byClass.keys()].filter((c) => scene.instances(c, keep).length > 0).sort();
   const label = classLabel;
-  /** Destination instances of class `cls` put to like its deepest one. */
-  const destDomain = (cls: string, keep: (id: number) => boolean): { gt: number; rel: PutRelation; domain: number[] } | null => {
+  /** Destination instances of a class (it has some) put to like its deepest one. */
+  const destDomain = (cls: string, keep: (id: number) => boolean): { gt: number; rel: PutRelation; domain: number[] } => {
     const all = scene.instances(cls, keep);
-    if (all.length === 0) return null;
     const gt = deepestInstance(scene.start, all);
     const rel = scene.putRelation(gt)!;
     return { gt, rel, domain: all.filter((id) => scene.putRelation(id) === rel) };
@@ -246,7 +245,7 @@ function* drafts(scene: Scene, family: EtPlanFamily, rng: Rng): Generator<Draft 
     for (const { cls, c } of sources) {
       const ys = shuffle(rng, dests.filter((y) => y !== cls && plausible(cls, y)));
       for (const ycls of ys.slice(0, 3)) {
-        const d = destDomain(ycls, destination)!;
+        const d = destDomain(ycls, destination);
         const xs = notDone(c ? c.ids : scene.instances(cls, grabbable), d.rel, d.domain);
         if (xs.length === 0) {
           yield null;
@@ -289,8 +288,8 @@ function* drafts(scene: Scene, family: EtPlanFamily, rng: Rng): Generator<Draft 
       }
     }
     for (const [xcls, bcls, dcls] of shuffle(rng, triples)) {
-      const bd = destDomain(bcls, vessel)!;
-      const dd = destDomain(dcls, destination)!;
+      const bd = destDomain(bcls, vessel);
+      const dd = destDomain(dcls, destination);
       const bs = notDone(bd.domain, dd.rel, dd.domain);
       const xs = notDone(scene.instances(xcls, grabbable), bd.rel, bs);
       if (bs.length === 0 || xs.length === 0) {
@@ -342,7 +341,7 @@ function* drafts(scene: Scene, family: EtPlanFamily, rng: Rng): Generator<Draft 
   }
   for (const [c1, c2, ycls] of shuffle(rng, triples)) {
     const [x1cls, x2cls] = rng.chance(0.5) ? [c1, c2] : [c2, c1];
-    const d = destDomain(ycls, destination)!;
+    const d = destDomain(ycls, destination);
     const xs1 = notDone(scene.instances(x1cls, grabbable), d.rel, d.domain);
     const xs2 = notDone(scene.instances(x2cls, grabbable), d.rel, d.domain);
     if (xs1.length === 0 || xs2.length === 0) {
