@@ -50,9 +50,10 @@ const AnnotatorModels = z.strictObject({
   device: z.enum(['auto', 'cpu', 'cuda']).default('auto'),
   /** Folder of downloaded models (default models/ in the working directory). */
   models_dir: z.string().min(1).optional(),
-  /** Image decoding rules (docs/perception.md, "Decoding"; absent: the reference's, `drop` and `clip`). */
+  /** Image decoding rules (docs/perception.md, "Decoding"; absent: the reference's, `drop`, `clip` and `ignore`). */
   decode_alpha: z.enum(['drop', 'white']).optional(),
   decode_grey16: z.enum(['clip', 'high-byte']).optional(),
+  decode_icc: z.enum(['ignore', 'convert']).optional(),
 });
 
 const Annotations = z.strictObject({
