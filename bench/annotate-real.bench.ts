@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fileStemForId, targetsFromManifest, type AnnotateTarget } from '../src/annotate/targets.js';
-import { importWhatsupToManifest, synthesizeDataset } from '../src/datasets/index.js';
+import { importWhatsupToManifest, synthesizeDataset, writeWhatsupLayout } from '../src/datasets/index.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = join(here, '..');
@@ -125,7 +125,10 @@ export default async function bench() {
   const dir = mkdtempSync(join(tmpdir(), 'gsr-annotate-real-'));
   try {
     const manifest = join(dir, 'photos.jsonl');
-    await importWhatsupToManifest(join(repo, 'data/whatsup-sample/data'), manifest);
+    // Real photos when GSR_PHOTOS_ROOT names a What'sUp-layout folder of them (the repository holds none);
+    // otherwise the project's rendered What'sUp-layout sample at 640x480.
+    const photosRoot = process.env.GSR_PHOTOS_ROOT || (await writeWhatsupLayout(join(dir, 'whatsup'), { width: 640, height: 480 })).dataDir;
+    await importWhatsupToManifest(photosRoot, manifest);
     const all = await targetsFromManifest(manifest);
     const photos = all.slice(0, Number(a.photos));
     writeFileSync(manifest, readFileSync(manifest, 'utf8').trim().split('\n').slice(0, photos.length).join('\n') + '\n');
@@ -134,6 +137,7 @@ export default async function bench() {
     const base = { mode: 'annotate', manifest, modelsDir, device, threads, ...models, params: { pad_size: `${pad[0]}x${pad[1]}` } };
     const result: Record<string, unknown> = {
       photos: photos.length,
+      photos_from: process.env.GSR_PHOTOS_ROOT ? 'GSR_PHOTOS_ROOT' : "rendered What'sUp-layout sample",
       threads,
       device,
       cpus: cpus().length,

@@ -1,19 +1,20 @@
 /**
  * gsr annotate: peak memory against the number of images (target: flat), and end-to-end images/s
- * with the fixture models on the 16 real photos. Each memory point runs in a fresh process.
+ * with the fixture models on a What'sUp-layout folder (real photos when GSR_PHOTOS_ROOT names them,
+ * else the project's rendered sample). Each memory point runs in a fresh process.
  *
  * The memory sweep cycles 100 rendered synthetic scenes (320x240) under distinct item ids, so each
  * count decodes, annotates and journals that many images. Sweep A: the real FastestDet, boxes only,
- * at 250/1000/2000 images. Sweep B: the full pipeline (fixture GroundingDINO firing on every phrase,
- * fixture SAM masks, fixture metric depth + 16-bit PNGs) at fewer images, since it is ~5x slower.
+ * at 250/1000/2000 images (only when it is beside the repository: test/helpers/shared.ts). Sweep B:
+ * the full pipeline (fixture GroundingDINO firing on every phrase, fixture SAM masks, fixture metric
+ * depth + 16-bit PNGs) at fewer images, since it is ~5x slower.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { synthesizeDataset } from '../src/datasets/index.js';
-import { importWhatsupToManifest } from '../src/datasets/index.js';
+import { importWhatsupToManifest, synthesizeDataset, writeWhatsupLayout } from '../src/datasets/index.js';
 import { writeFixtureModels } from '../test/helpers/annotator-fixtures.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -64,23 +65,26 @@ export default async function bench() {
         rmSync(join(dir, `out-${label}-${n}`), { recursive: true, force: true });
         return r;
       });
-    const boxes = sweep('fastestdet', [250, 1000, 2000], { detector: 'fastestdet', segmenter: null, depth: null }, { score_threshold: 0.05 });
+    const fastestdet = existsSync(join(models, 'fastestdet'));
+    const boxes = fastestdet ? sweep('fastestdet', [250, 1000, 2000], { detector: 'fastestdet', segmenter: null, depth: null }, { score_threshold: 0.05 }) : null;
     const full = sweep('full-fixtures', [50, 200], fullPipeline);
 
-    // End to end on the 16 real photos with the fixture models (pipeline cost, not model cost).
-    const manifest = join(dir, 'real.jsonl');
-    await importWhatsupToManifest(join(repo, 'data/whatsup-sample/data'), manifest);
-    const real = runWorker({ manifest, outDir: join(dir, 'out-real'), modelsDir: models, ...fullPipeline });
-    const realFastestdet = runWorker({ manifest, outDir: join(dir, 'out-real-fd'), modelsDir: models, detector: 'fastestdet', segmenter: null, depth: null });
+    // End to end on a What'sUp-layout folder with the fixture models (pipeline cost, not model cost).
+    const manifest = join(dir, 'whatsup.jsonl');
+    const photosRoot = process.env.GSR_PHOTOS_ROOT || (await writeWhatsupLayout(join(dir, 'whatsup'))).dataDir;
+    await importWhatsupToManifest(photosRoot, manifest);
+    const layout = runWorker({ manifest, outDir: join(dir, 'out-layout'), modelsDir: models, ...fullPipeline });
+    const layoutFastestdet = fastestdet ? runWorker({ manifest, outDir: join(dir, 'out-layout-fd'), modelsDir: models, detector: 'fastestdet', segmenter: null, depth: null }) : null;
 
-    const ratio = (a: WorkerResult[]) => Math.round((a[a.length - 1]!.peak_rss_mib / a[0]!.peak_rss_mib) * 100) / 100;
+    const ratio = (a: WorkerResult[] | null) => (a === null ? null : Math.round((a[a.length - 1]!.peak_rss_mib / a[0]!.peak_rss_mib) * 100) / 100);
     return {
-      memory_sweep_fastestdet_boxes: boxes,
+      memory_sweep_fastestdet_boxes: boxes ?? 'FastestDet not beside the repository (test/helpers/shared.ts)',
       memory_sweep_full_fixture_pipeline: full,
       peak_rss_ratio_largest_to_smallest: { fastestdet_boxes_2000_vs_250: ratio(boxes), full_fixtures_200_vs_50: ratio(full) },
-      real_photos_16: {
-        full_fixture_pipeline: real,
-        fastestdet_boxes_only: realFastestdet,
+      whatsup_layout_folder: {
+        photos_from: process.env.GSR_PHOTOS_ROOT ? 'GSR_PHOTOS_ROOT' : "rendered What'sUp-layout sample",
+        full_fixture_pipeline: layout,
+        fastestdet_boxes_only: layoutFastestdet,
       },
       notes:
         'peak_rss_mib is the kernel max RSS of a fresh process running one annotate() call; images/s excludes model loading. ' +

@@ -59,9 +59,9 @@ export default async function concurrencyBench(): Promise<Record<string, unknown
     const load = loadavg()[0];
     // Work done: pipeline prints "N ran" with N > 0; annotate reports images processed; run answers shared.
     const pipeline = await matrix(pipelineTarget(dir, 6), entry, (out) => /\b[1-9]\d* ran\b/.test(out), true);
-    const annotate = await matrix(await annotateTarget(dir, 1), entry, (out) => !/resuming: 16 images already finished/.test(out), true);
+    const annotate = await matrix(await annotateTarget(dir, 1), entry, (out) => !/resuming: 30 images already finished/.test(out), true);
     const run = await matrix(await runTarget(dir, 120), entry, () => true, false, 120);
-    return { note: 'machine shared with other engineers', cli: entry, load_average_at_start: +load.toFixed(1), rounds_per_copy_count: ROUNDS, pipeline_demo_6_scenes: pipeline, annotate_16_images: annotate, run_120_prompts: run };
+    return { note: 'machine shared with other engineers', cli: entry, load_average_at_start: +load.toFixed(1), rounds_per_copy_count: ROUNDS, pipeline_demo_6_scenes: pipeline, annotate_30_images: annotate, run_120_prompts: run };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -66,7 +66,7 @@ export default async function crashBench(): Promise<Record<string, unknown>> {
     const only = process.env.GSR_CRASH_ONLY;
     const figures: Record<string, unknown> = { note: 'machine shared with other engineers', cli: entry, load_average_at_start: +load.toFixed(1) };
     if (!only || only === 'run') figures.run_200_prompts = await matrix(await runTarget(dir, 200), 200, 1, entry);
-    if (!only || only === 'annotate') figures.annotate_32_images = await matrix(await annotateTarget(dir, 2), 32, 2, entry);
+    if (!only || only === 'annotate') figures.annotate_60_images = await matrix(await annotateTarget(dir, 2), 60, 2, entry);
     if (!only || only === 'pipeline') figures.pipeline_demo_12_scenes = await matrix(pipelineTarget(dir, 12), 7, 3, entry);
     return figures;
   } finally {

@@ -16,7 +16,7 @@ describe('gsr dataset (CLI)', () => {
     const dir = await tempDir();
     const made = runCli(['dataset', 'synth', 'whatsup-layout', '--out', dir, '--width', '160', '--height', '120']);
     expect(made.stderr).toBe('');
-    expect(made.stdout).toContain(`wrote 29 images and the six What'sUp files to ${join(dir, 'data')}`);
+    expect(made.stdout).toContain(`wrote 29 images and the six What'sUp files to ${join(dir, 'data')}, their exact boxes to ${join(dir, 'annotations.json')}`);
     const out = join(dir, 'm.jsonl');
     const r = runCli(['dataset', 'import', 'whatsup', '--root', dir, '--out', out]);
     expect(r.stderr).toBe('');

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captionFor, importWhatsup, importWhatsupToManifest, loaderRelation, loaderRelationName, writeWhatsupLayout, WHATSUP_FILES } from '../../src/datasets/index.js';
+import { readCocoFile } from '../../src/formats/coco.js';
 import { readManifestAll, resolveItemImage, type Relation } from '../../src/formats/index.js';
 import { whatsupLayoutSample } from '../helpers/samples.js';
 import { describeShared } from '../helpers/shared.js';
@@ -46,6 +47,29 @@ describe("What'sUp importer on the official layout (the project's rendered sampl
     }
   });
 
+  it('comes with the exact box of every object each record names, under the importer\'s item ids', async () => {
+    const root = await whatsupLayoutSample();
+    const coco = await readCocoFile(join(root, '..', 'annotations.json'));
+    const { items } = await importWhatsup(root, { readSizes: false });
+    expect(coco.info?.source).toBe('exact-synthetic');
+    expect(coco.images.map((im) => im.item_id)).toEqual(items.map((i) => i.id));
+    for (const item of items) {
+      const im = coco.images.find((x) => x.item_id === item.id)!;
+      expect(im.file_name).toBe(item.image);
+      const anns = coco.annotations.filter((a) => a.image_id === im.id);
+      expect(anns.map((a) => [a.role, a.phrase])).toEqual(item.object === null ? [['subject', item.subject]] : [['subject', item.subject], ['object', item.object]]);
+      for (const a of anns) {
+        expect(a.bbox[0] + a.bbox[2]).toBeLessThanOrEqual(320);
+        expect(a.bbox[1] + a.bbox[3]).toBeLessThanOrEqual(240);
+        expect(a.area).toBeGreaterThan(0);
+        expect(a.area).toBeLessThanOrEqual(a.bbox[2] * a.bbox[3]);
+      }
+    }
+    // Both questions about one picture share its boxes, with the roles the other way round.
+    const box = (id: string, role: string) => coco.annotations.find((a) => a.image_id === coco.images.find((x) => x.item_id === id)!.id && a.role === role)!.bbox;
+    expect(box('coco-two/2-2', 'subject')).toEqual(box('coco-two/2', 'object'));
+  });
+
   it('reads the same items when the root is the folder holding data/ (the official layout)', async () => {
     const root = await whatsupLayoutSample();
     const r = await importWhatsup(join(root, '..'), { readSizes: false });
@@ -67,7 +91,7 @@ describe("What'sUp importer on the official layout (the project's rendered sampl
     await writeWhatsupLayout(a, { seed: 3, width: 160, height: 120 });
     await writeWhatsupLayout(b, { seed: 3, width: 160, height: 120 });
     const files = await listTree(a);
-    expect(files).toHaveLength(29 + 6);
+    expect(files).toHaveLength(29 + 6 + 1);
     expect(files).toEqual(await listTree(b));
     for (const f of files) expect((await readFile(join(a, f))).equals(await readFile(join(b, f))), f).toBe(true);
     const c = await tempDir();

@@ -1,11 +1,13 @@
 /**
  * A models folder holding the fixture annotator (docs/annotate.md, "Measured"): a GroundingDINO that
- * boxes every phrase, a SAM that masks, a metric depth model, and the shipped FastestDet, under the
- * ids `gsr annotate` loads. Shared by tests and benches that run the full annotator without downloads.
+ * boxes every phrase, a SAM that masks, a metric depth model, and, when it is beside the repository
+ * (test/helpers/shared.ts), the real FastestDet, under the ids `gsr annotate` loads. Shared by tests
+ * and benches that run the full annotator without downloads.
  */
 import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './cli.js';
+import { sharedPath } from './shared.js';
 import { writeDepthFixture, writeGroundingDinoFixture, writeSamDecoderFixture, writeSamEncoderFixture } from './onnx-fixtures.js';
 
 export const FIXTURE_ANNOTATOR = { detector: 'grounding-dino-tiny', segmenter: 'slimsam-77-uniform', depth: 'depth-anything-v2-metric-indoor-small' };
@@ -23,6 +25,8 @@ export function writeFixtureModels(models: string): void {
   writeSamEncoderFixture(join(models, 'slimsam-77-uniform', 'vision_encoder.onnx'));
   writeSamDecoderFixture(join(models, 'slimsam-77-uniform', 'prompt_encoder_mask_decoder.onnx'));
   writeDepthFixture(join(models, 'depth-anything-v2-metric-indoor-small', 'model.onnx'), { scale: 2, offset: 3 });
+  const fastestdet = sharedPath('fastestdet');
+  if (fastestdet === undefined) return;
   mkdirSync(join(models, 'fastestdet'), { recursive: true });
-  symlinkSync(join(REPO_ROOT, 'models/fastestdet/FastestDet.onnx'), join(models, 'fastestdet', 'FastestDet.onnx'));
+  symlinkSync(join(fastestdet, 'FastestDet.onnx'), join(models, 'fastestdet', 'FastestDet.onnx'));
 }

@@ -19,7 +19,7 @@ export function registerSvatSynth(synth: Command): void {
     .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
     .option('--width <px>', 'image width', parsePositiveInt, 512)
     .option('--height <px>', 'image height', parsePositiveInt, 512)
-    .option('--photos <dir>', "I5 photographs (default: the shipped What'sUp sample)")
+    .option('--photos <dir>', 'I5 photographs (default: rendered scenes stand in; the repository holds no photos)')
     .option('--json', 'print the result as JSON')
     .action(
       action(async (opts: { out: string; background: string[]; objects: string[]; distractors: string[]; text: string[]; shots: number; count: number; seed: number; width: number; height: number; photos?: string; json?: boolean }) => {

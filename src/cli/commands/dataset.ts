@@ -128,7 +128,7 @@ function registerSnorkelSynth(synth: Command): void {
 function registerLayoutSynth(synth: Command): void {
   synth
     .command('whatsup-layout')
-    .description("Render a small sample in What'sUp's folder layout (OUT/data: the six official JSON files and their images) to import with `gsr dataset import whatsup`")
+    .description("Render a small sample in What'sUp's folder layout (OUT/data: the six official JSON files and their images; OUT/annotations.json: exact boxes) to import with `gsr dataset import whatsup`")
     .requiredOption('--out <dir>', 'output folder (the files go in OUT/data)')
     .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
     .option('--width <px>', 'image width', parsePositiveInt, 320)
@@ -138,7 +138,7 @@ function registerLayoutSynth(synth: Command): void {
       action(async (opts: { out: string; seed: number; width: number; height: number; json?: boolean }) => {
         const r = await writeWhatsupLayout(resolve(opts.out), opts);
         if (opts.json) printJson(r);
-        else process.stdout.write(`${countTable(r.records)}\nwrote ${r.images} images and the six What'sUp files to ${r.dataDir}\n`);
+        else process.stdout.write(`${countTable(r.records)}\nwrote ${r.images} images and the six What'sUp files to ${r.dataDir}, their exact boxes to ${r.annotations}\n`);
       }),
     );
   synth
