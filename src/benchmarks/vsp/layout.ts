@@ -63,6 +63,30 @@ class Writer {
   }
 }
 
+/** The random stream of one item or example: (level, index, example?) of a task. */
+type Streams = (level: number, i: number, example: boolean) => Rng;
+
+interface Entry {
+  level: number;
+  i: number;
+  example: boolean;
+  /** The level's folder: `<task>/maps/<prefix><level>` or `<task>/example/<prefix><level>`. */
+  dir: string;
+  r: Rng;
+}
+
+/** Every item and every in-context example of each level, with its folder and its own stream. */
+function* entries(task: string, prefix: string, levels: readonly number[], o: Required<VspLayoutOptions>, rng: Streams): Generator<Entry> {
+  for (const level of levels) {
+    for (const [example, count] of [[false, o.items], [true, o.examples]] as const) {
+      for (let i = 0; i < count; i++) yield { level, i, example, dir: `${task}/${example ? 'example' : 'maps'}/${prefix}${level}`, r: rng(level, i, example) };
+    }
+  }
+}
+
+/** The correct choice of a 4-way item: cycles with the index (examples shifted by one). */
+const cycledChoice = (i: number, example: boolean) => (i + (example ? 1 : 0)) % 4;
+
 function shuffle<T>(rng: Rng, xs: readonly T[]): T[] {
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {
@@ -101,85 +125,63 @@ async function mazeMapFiles(w: Writer, dir: string, i: number, rows: MazeRows, t
   }
 }
 
-async function writeMazeMain(w: Writer, rng: (level: number, i: number, example: boolean) => Rng, o: Required<VspLayoutOptions>, task: 'task-main' | 'task2'): Promise<void> {
-  for (const n of MAZE_LEVELS) {
-    for (let i = 0; i < o.items; i++) await mazeMapFiles(w, `maze/${task}/maps/level${n}`, i, solvableMaze(rng(n, i, false), n).rows);
-    for (let i = 0; i < o.examples; i++) {
-      const { rows, plan } = solvableMaze(rng(n, i, true), n);
-      const e = `maze/${task}/example/level${n}`;
-      await mazeMapFiles(w, e, i, rows);
-      await w.text(`${e}/answer/${i}.txt`, task === 'task-main' ? mazePlanAnswer(rows, plan) : mazeRelativeAnswer(rows, relativePosition(rows)));
-    }
+async function writeMazeMain(w: Writer, rng: Streams, o: Required<VspLayoutOptions>, task: 'task-main' | 'task2'): Promise<void> {
+  for (const { level: n, i, example, dir, r } of entries(`maze/${task}`, 'level', MAZE_LEVELS, o, rng)) {
+    const { rows, plan } = solvableMaze(r, n);
+    await mazeMapFiles(w, dir, i, rows);
+    if (example) await w.text(`${dir}/answer/${i}.txt`, task === 'task-main' ? mazePlanAnswer(rows, plan) : mazeRelativeAnswer(rows, relativePosition(rows)));
   }
 }
 
-async function writeMazeHoles(w: Writer, rng: (level: number, i: number, example: boolean) => Rng, o: Required<VspLayoutOptions>): Promise<void> {
-  for (const n of MAZE_LEVELS) {
-    for (const [example, count] of [[false, o.items], [true, o.examples]] as const) {
-      const dir = `maze/task1/${example ? 'example' : 'maps'}/level${n}`;
-      for (let i = 0; i < count; i++) {
-        const r = rng(n, i, example);
-        const want = i % 2 === 0 ? 'H' : 'F'; // Y and N alternate
-        let rows: MazeRows;
-        let cells: number[];
-        do {
-          rows = randomMaze(r, n, 0.5);
-          cells = [...rows.join('')].flatMap((c, k) => (c === want ? [k] : []));
-        } while (cells.length === 0);
-        const k = r.pick(cells);
-        const cell: [number, number] = [Math.floor(k / n) + 1, (k % n) + 1];
-        await mazeMapFiles(w, dir, i, rows);
-        await w.text(`${dir}/question/${i}.txt`, mazeHoleQuestion(cell));
-        await w.text(`${dir}/answer/${i}.txt`, example ? mazeHoleAnswer(rows, cell) : want === 'H' ? 'Y' : 'N');
-      }
-    }
+async function writeMazeHoles(w: Writer, rng: Streams, o: Required<VspLayoutOptions>): Promise<void> {
+  for (const { level: n, i, example, dir, r } of entries('maze/task1', 'level', MAZE_LEVELS, o, rng)) {
+    const want = i % 2 === 0 ? 'H' : 'F'; // Y and N alternate
+    let rows: MazeRows;
+    let cells: number[];
+    do {
+      rows = randomMaze(r, n, 0.5);
+      cells = [...rows.join('')].flatMap((c, k) => (c === want ? [k] : []));
+    } while (cells.length === 0);
+    const k = r.pick(cells);
+    const cell: [number, number] = [Math.floor(k / n) + 1, (k % n) + 1];
+    await mazeMapFiles(w, dir, i, rows);
+    await w.text(`${dir}/question/${i}.txt`, mazeHoleQuestion(cell));
+    await w.text(`${dir}/answer/${i}.txt`, example ? mazeHoleAnswer(rows, cell) : want === 'H' ? 'Y' : 'N');
   }
 }
 
-async function writeMazeCandidates(w: Writer, rng: (level: number, i: number, example: boolean) => Rng, o: Required<VspLayoutOptions>): Promise<void> {
+async function writeMazeCandidates(w: Writer, rng: Streams, o: Required<VspLayoutOptions>): Promise<void> {
   let source = 0;
-  for (const n of MAZE_LEVELS) {
-    for (const [example, count] of [[false, o.items], [true, o.examples]] as const) {
-      const dir = `maze/task3/${example ? 'example' : 'maps'}/level${n}`;
-      for (let i = 0; i < count; i++) {
-        const r = rng(n, i, example);
-        const rows = randomMaze(r, n, 0.25);
-        const others = shuffle(r, MAZE_LEVELS.filter((m) => m !== n)).slice(0, 2);
-        let twin: MazeRows;
-        do twin = randomMaze(r, n, 0.25);
-        while (mazeTable(twin) === mazeTable(rows));
-        const choice = (i + (example ? 1 : 0)) % 4;
-        const rest = shuffle(r, [twin, ...others.map((m) => randomMaze(r, m, 0.25))]);
-        const cands = [...rest.slice(0, choice), rows, ...rest.slice(choice)];
-        await w.png(`${dir}/img/${i}.png`, mazeSvg(rows));
-        await w.text(`${dir}/question/${i}.txt`, `\n${cands.map((m, k) => `(${LETTERS[k]})\n${mazeTable(m)}\n`).join('\n')}`);
-        // Four "size-id" lines naming each candidate map, then the correct index.
-        await w.text(`${dir}/answer/${i}.txt`, `${cands.map((m) => `${m.length}-${source++}`).join('\n')}\n${choice}`);
-        if (example) await w.text(`${dir}/analysis/${i}.txt`, mazeCandidatesAnswer(n, cands.map((m) => m.length), choice));
-      }
-    }
+  for (const { level: n, i, example, dir, r } of entries('maze/task3', 'level', MAZE_LEVELS, o, rng)) {
+    const rows = randomMaze(r, n, 0.25);
+    const others = shuffle(r, MAZE_LEVELS.filter((m) => m !== n)).slice(0, 2);
+    let twin: MazeRows;
+    do twin = randomMaze(r, n, 0.25);
+    while (mazeTable(twin) === mazeTable(rows));
+    const choice = cycledChoice(i, example);
+    const rest = shuffle(r, [twin, ...others.map((m) => randomMaze(r, m, 0.25))]);
+    const cands = [...rest.slice(0, choice), rows, ...rest.slice(choice)];
+    await w.png(`${dir}/img/${i}.png`, mazeSvg(rows));
+    await w.text(`${dir}/question/${i}.txt`, `\n${cands.map((m, k) => `(${LETTERS[k]})\n${mazeTable(m)}\n`).join('\n')}`);
+    // Four "size-id" lines naming each candidate map, then the correct index.
+    await w.text(`${dir}/answer/${i}.txt`, `${cands.map((m) => `${m.length}-${source++}`).join('\n')}\n${choice}`);
+    if (example) await w.text(`${dir}/analysis/${i}.txt`, mazeCandidatesAnswer(n, cands.map((m) => m.length), choice));
   }
 }
 
-async function writeMazeSequences(w: Writer, rng: (level: number, i: number, example: boolean) => Rng, o: Required<VspLayoutOptions>): Promise<void> {
-  for (const k of MAZE_STEPS) {
-    for (const [example, count] of [[false, o.items], [true, o.examples]] as const) {
-      const dir = `maze/task4/${example ? 'example' : 'maps'}/level_step${k}`;
-      for (let i = 0; i < count; i++) {
-        const r = rng(k, i, example);
-        const safe = i % 2 === 0;
-        let rows: MazeRows;
-        let moves: Move[];
-        do {
-          rows = randomMaze(r, 5, 0.25);
-          moves = Array.from({ length: k }, () => r.pick(MOVES));
-        } while (sequenceSafe(rows, moves) !== safe);
-        await mazeMapFiles(w, dir, i, rows, true);
-        await w.text(`${dir}/question/${i}.txt`, moves.join(''));
-        await w.text(`${dir}/answer/${i}.txt`, safe ? 'Y' : 'N');
-        if (example) await w.text(`${dir}/analysis/${i}.txt`, mazeSequenceAnswer(rows, moves));
-      }
-    }
+async function writeMazeSequences(w: Writer, rng: Streams, o: Required<VspLayoutOptions>): Promise<void> {
+  for (const { level: k, i, example, dir, r } of entries('maze/task4', 'level_step', MAZE_STEPS, o, rng)) {
+    const safe = i % 2 === 0;
+    let rows: MazeRows;
+    let moves: Move[];
+    do {
+      rows = randomMaze(r, 5, 0.25);
+      moves = Array.from({ length: k }, () => r.pick(MOVES));
+    } while (sequenceSafe(rows, moves) !== safe);
+    await mazeMapFiles(w, dir, i, rows, true);
+    await w.text(`${dir}/question/${i}.txt`, moves.join(''));
+    await w.text(`${dir}/answer/${i}.txt`, safe ? 'Y' : 'N');
+    if (example) await w.text(`${dir}/analysis/${i}.txt`, mazeSequenceAnswer(rows, moves));
   }
 }
 
@@ -211,7 +213,7 @@ function blocksProblem(rng: Rng, moves: number): { start: Stacks; goal: Stacks; 
   }
 }
 
-async function writeBlocksMain(w: Writer, rng: (level: number, i: number, example: boolean) => Rng, o: Required<VspLayoutOptions>): Promise<void> {
+async function writeBlocksMain(w: Writer, rng: Streams, o: Required<VspLayoutOptions>): Promise<void> {
   for (const k of BLOCKS_MOVES) {
     const m = `blocks/task-main/maps/level${k}`;
     const info: string[] = [];
@@ -273,62 +275,58 @@ function moveSequence(rng: Rng, start: Stacks, k: number, valid: boolean): Block
   }
 }
 
-async function writeBlocksSub(w: Writer, rng: (level: number, i: number, example: boolean) => Rng, o: Required<VspLayoutOptions>, task: 1 | 2 | 3 | 4): Promise<void> {
-  for (const level of task === 4 ? BLOCKS_MOVES : BLOCKS_COUNTS) {
-    for (const [example, count] of [[false, o.items], [true, o.examples]] as const) {
-      const dir = `blocks/task${task}/${example ? 'example' : 'maps'}/level${level}`;
-      // T1 and T2 maps' text forms have no extension (as in the published copy); the others have .txt.
-      const rep = (kind: string, i: number) => `${dir}/${kind}/${i}${example || task === 4 ? '.txt' : ''}`;
-      const annotation: string[] = [];
-      for (let i = 0; i < count; i++) {
-        const r = rng(level, i, example);
-        let stacks = randomStacks(r, task === 4 ? r.int(3, 5) : level);
-        let question: string;
-        let answer: string;
-        if (task === 1) {
-          const s = r.int(1, stacks.length);
-          const l = r.int(1, stacks[s - 1].length);
-          question = blocksColourQuestion(s, l);
-          annotation.push(COLOURS[stacks[s - 1][l - 1]]);
-          answer = blocksColourAnswer(stacks, s, l);
-        } else if (task === 2) {
-          const choice = (i + (example ? 1 : 0)) % 4;
-          let pair = relationPair(r, stacks, choice);
-          while (pair === null) pair = relationPair(r, (stacks = randomStacks(r, level)), choice);
-          question = blocksRelationQuestion(pair[0], pair[1]);
-          annotation.push(String(choice));
-          answer = blocksRelationAnswer(stacks, choice);
-        } else if (task === 3) {
-          const choice = (i + (example ? 1 : 0)) % 4;
-          const seen = new Set([stacksKey(stacks)]);
-          const rest: Stacks[] = [];
-          while (rest.length < 3) {
-            const d = randomStacks(r, r.int(3, 5));
-            if (seen.has(stacksKey(d))) continue;
-            rest.push(d);
-            seen.add(stacksKey(d));
-          }
-          const cands = [...rest.slice(0, choice), stacks, ...rest.slice(choice)];
-          question = `${cands.map((c, k) => `(${LETTERS[k]})\n${stacksPureText(c)}\n`).join('\n')}`;
-          annotation.push(String(choice));
-          answer = blocksCandidatesAnswer(stacks, choice);
-        } else {
-          const valid = i % 2 === 0;
-          const seq = moveSequence(r, stacks, level, valid);
-          question = formatPlan(seq);
-          if (valid) annotation.push(String(i));
-          answer = blocksSequenceAnswer(stacks, seq, runMoves(stacks, seq, 'fail').failedAt);
-        }
-        await w.jpg(`${dir}/image_input/${i}.jpg`, blocksSvg(stacks));
-        await w.text(`${dir}/text_input/${i}.txt`, `${question}\n`);
-        if (task !== 3) await w.text(rep('pure_text_rep_input', i), `${stacksPureText(stacks)}\n`);
-        // The published blocks T4 examples have no table form; the sample keeps that gap.
-        if (task !== 3 && !(task === 4 && example)) await w.text(rep('table_rep_input', i), `${stacksTable(stacks)}\n`);
-        if (example) await w.text(`${dir}/answer/${i}.txt`, answer);
+async function writeBlocksSub(w: Writer, rng: Streams, o: Required<VspLayoutOptions>, task: 1 | 2 | 3 | 4): Promise<void> {
+  const annotations = new Map<string, string[]>();
+  for (const { level, i, example, dir, r } of entries(`blocks/task${task}`, 'level', task === 4 ? BLOCKS_MOVES : BLOCKS_COUNTS, o, rng)) {
+    // T1 and T2 maps' text forms have no extension (as in the published copy); the others have .txt.
+    const rep = (kind: string) => `${dir}/${kind}/${i}${example || task === 4 ? '.txt' : ''}`;
+    const annotation = annotations.get(dir) ?? [];
+    if (!example) annotations.set(dir, annotation);
+    let stacks = randomStacks(r, task === 4 ? r.int(3, 5) : level);
+    let question: string;
+    let answer: string;
+    if (task === 1) {
+      const s = r.int(1, stacks.length);
+      const l = r.int(1, stacks[s - 1].length);
+      question = blocksColourQuestion(s, l);
+      annotation.push(COLOURS[stacks[s - 1][l - 1]]);
+      answer = blocksColourAnswer(stacks, s, l);
+    } else if (task === 2) {
+      const choice = cycledChoice(i, example);
+      let pair = relationPair(r, stacks, choice);
+      while (pair === null) pair = relationPair(r, (stacks = randomStacks(r, level)), choice);
+      question = blocksRelationQuestion(pair[0], pair[1]);
+      annotation.push(String(choice));
+      answer = blocksRelationAnswer(stacks, choice);
+    } else if (task === 3) {
+      const choice = cycledChoice(i, example);
+      const seen = new Set([stacksKey(stacks)]);
+      const rest: Stacks[] = [];
+      while (rest.length < 3) {
+        const d = randomStacks(r, r.int(3, 5));
+        if (seen.has(stacksKey(d))) continue;
+        rest.push(d);
+        seen.add(stacksKey(d));
       }
-      if (!example) await w.text(`${dir}/annotation.txt`, annotation.map((l) => `${l}\n`).join(''));
+      const cands = [...rest.slice(0, choice), stacks, ...rest.slice(choice)];
+      question = cands.map((c, k) => `(${LETTERS[k]})\n${stacksPureText(c)}\n`).join('\n');
+      annotation.push(String(choice));
+      answer = blocksCandidatesAnswer(stacks, choice);
+    } else {
+      const valid = i % 2 === 0;
+      const seq = moveSequence(r, stacks, level, valid);
+      question = formatPlan(seq);
+      if (valid) annotation.push(String(i));
+      answer = blocksSequenceAnswer(stacks, seq, runMoves(stacks, seq, 'fail').failedAt);
     }
+    await w.jpg(`${dir}/image_input/${i}.jpg`, blocksSvg(stacks));
+    await w.text(`${dir}/text_input/${i}.txt`, `${question}\n`);
+    if (task !== 3) await w.text(rep('pure_text_rep_input'), `${stacksPureText(stacks)}\n`);
+    // The published blocks T4 examples have no table form; the sample keeps that gap.
+    if (task !== 3 && !(task === 4 && example)) await w.text(rep('table_rep_input'), `${stacksTable(stacks)}\n`);
+    if (example) await w.text(`${dir}/answer/${i}.txt`, answer);
   }
+  for (const [dir, lines] of annotations) await w.text(`${dir}/annotation.txt`, lines.map((l) => `${l}\n`).join(''));
 }
 
 // ---- collision and street map -------------------------------------------------------------------
@@ -336,7 +334,7 @@ async function writeBlocksSub(w: Writer, rng: (level: number, i: number, example
 const CAR_SPEEDS = ['1.0', '2.0', '3.0'];
 const PERSON_SPEEDS = ['0.25', '0.5', '1.0'];
 
-async function writeCollision(w: Writer, rng: (level: number, i: number, example: boolean) => Rng, o: Required<VspLayoutOptions>): Promise<void> {
+async function writeCollision(w: Writer, rng: Streams, o: Required<VspLayoutOptions>): Promise<void> {
   const m = 'collision/task-main/maps/level-default';
   const cols: Record<string, string[]> = { 'car-dir': [], 'person-dir': [], 'car-speed': [], 'person-speed': [], 'car-answer': [], 'person-answer': [] };
   for (let i = 0; i < o.items; i++) {
@@ -361,7 +359,7 @@ async function writeCollision(w: Writer, rng: (level: number, i: number, example
   await w.png('collision/task-main/prompt-visual-images/example.png', collisionSvg([2, 1], [3, 3], [2, 3]));
 }
 
-async function writeStreets(w: Writer, rng: (level: number, i: number, example: boolean) => Rng, o: Required<VspLayoutOptions>): Promise<void> {
+async function writeStreets(w: Writer, rng: Streams, o: Required<VspLayoutOptions>): Promise<void> {
   const items = [];
   for (let i = 0; i < o.items; i++) {
     const r = rng(1, i, false);
