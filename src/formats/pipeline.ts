@@ -144,9 +144,12 @@ const Report = z.strictObject({
 
 /**
  * Real photos annotated beside the main data: a What'sUp-layout folder, a detector, and reference
- * boxes the detector's hit rate is measured against (the demo: the 16 shipped photos and FastestDet).
+ * boxes the detector's hit rate is measured against (the demo: the 16 What'sUp sample photos and
+ * FastestDet, both from outside the repository).
  */
 const Photos = z.strictObject({
+  /** Environment variables that must be set for the stage to run; otherwise it is left out, with one line saying so. */
+  if_env: z.array(z.string().min(1)).optional(),
   /** Data folder in What'sUp's layout. */
   root: z.string().min(1),
   /** Detector id (boxes only). */
