@@ -13,8 +13,10 @@ export { createOpenAiAnswerer, type OpenAiOptions } from './openai.js';
 export { RunStore, settingsId, STORE_SCHEMA_VERSION, type GenerationSettings, type StoredResponse, type ClaimResult } from './store.js';
 /** Runs a prompt file through an answerer: bounded concurrency, timeouts, retries, resume. */
 export { runPrompts, type RunOptions, type RunSummary } from './runner.js';
-/** JSONL export of stored responses and import of other harnesses' predictions. */
-export { exportResponses, importResponses, toResponseRecord, type ExportedResponse, type ImportOptions, type ImportSummary } from './responses.js';
+/** JSONL export of stored responses. */
+export { exportResponses, toResponseRecord, type ExportedResponse } from './responses.js';
+/** Import of other harnesses' answers: gsr JSONL, VLMEvalKit prediction files, lmms-eval samples. */
+export { importResponses, IMPORT_SOURCES, LMMS_MATCH, VLMEVALKIT_FAIL_MSG, type ImportOptions, type ImportSummary, type ImportSource, type LmmsMatch } from './import.js';
 /** Baseline answerers (random, always-first, geometric), registered on import. */
 export * from './baselines/index.js';
 /** Several endpoints of one model as one answerer: least in flight, dead endpoints out of rotation. */
