@@ -3,6 +3,7 @@
  * read it back, answer with a baseline or a model through the cached runner, score, and write the
  * report page.
  */
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { readBenchItems, writeBenchItems, type BenchItem } from '../formats/bench-item.js';
@@ -82,13 +83,23 @@ export async function loadItemSet(dir: string): Promise<{ benchmark: Benchmark; 
 }
 
 /**
- * An item set for the stage-by-stage commands (`gsr prompts`, `run`, `score --benchmark`): it must
- * hold `name`'s items, and the plug-in must build its prompts before any answer. An episodic one
- * (each prompt depends on the last answer) runs only as a pipeline.
+ * An item set for the stage-by-stage commands (`gsr prompts`, `run`, `score --benchmark`): a folder
+ * holding `name`'s items.jsonl, or else a folder the plug-in imports (a published copy; What'sUp: a
+ * manifest folder), read as a written item set would be. The plug-in must build its prompts before
+ * any answer: an episodic one (each prompt depends on the last answer) runs only as a pipeline.
  */
-export async function loadBenchmarkItems(name: string, dir: string): Promise<Awaited<ReturnType<typeof loadItemSet>>> {
+export async function loadBenchmarkItems(name: string, dir: string): Promise<{ benchmark: Benchmark; items: Map<string, BenchItem>; context: unknown }> {
   const b = benchmarks.get(name);
   if ((b as { episodes?: unknown }).episodes !== undefined) throw new GsrError(`benchmark ${name} is episodic (each prompt depends on the answer before it): it runs only as a pipeline (gsr pipeline run FILE)`);
+  if (!existsSync(join(dir, ITEMS_FILE)) && b.importItems !== undefined) {
+    const set = await b.importItems(resolve(dir));
+    const items = new Map<string, BenchItem>();
+    for (const i of set.items) {
+      if (items.has(i.id)) throw new GsrError(`${dir}: item id ${i.id} appears twice`);
+      items.set(i.id, b.parseItem(JSON.parse(JSON.stringify(i))));
+    }
+    return { benchmark: b, items, context: JSON.parse(JSON.stringify(set.context ?? null)) as unknown };
+  }
   const set = await loadItemSet(dir);
   if (set.benchmark.name !== name) throw new GsrError(`${join(dir, ITEMS_FILE)}: holds ${set.benchmark.name} items, not ${name}`);
   return set;
