@@ -2,7 +2,7 @@
 export type { Answerer, AnswerWithWarning } from './types.js';
 export { answerText } from './types.js';
 /** Registry of answerers by kind (`openai` and the baselines) and the options their factories take. */
-export { answerers, type AnswererFactory, type AnswererOptions } from './registry.js';
+export { answerers, type AnswererFactory, type AnswererOptions, type EndpointOption } from './registry.js';
 /** A failed attempt, with retryability and the server's retry-after. */
 export { AnswerError } from './errors.js';
 /** Retry rules: retryable statuses, retry-after parsing, backoff with jitter and cap. */
@@ -20,4 +20,4 @@ export { importResponses, IMPORT_SOURCES, LMMS_MATCH, VLMEVALKIT_FAIL_MSG, type 
 /** Baseline answerers (random, always-first, geometric), registered on import. */
 export * from './baselines/index.js';
 /** Several endpoints of one model as one answerer: least in flight, dead endpoints out of rotation. */
-export { balanceAnswerers, endpointDown, type BalancedAnswerer, type BalanceOptions } from './balance.js';
+export { balanceAnswerers, endpointDown, type BalancedAnswerer, type BalancedEndpoint, type BalanceOptions } from './balance.js';
