@@ -53,7 +53,13 @@ async function scoreBenchmark(o: { benchmark: string; items?: string; prompts?: 
   const prompts = await readBenchPrompts(o.prompts);
   const skipped: SkippedRecord[] = [];
   const byModel = new Map<string, ResponseRecord[]>();
-  for (const file of o.responses) for (const r of await readResponseFile(file, skipped)) byModel.set(r.model, [...(byModel.get(r.model) ?? []), r]);
+  for (const file of o.responses) {
+    for (const r of await readResponseFile(file, skipped)) {
+      const list = byModel.get(r.model);
+      if (list === undefined) byModel.set(r.model, [r]);
+      else list.push(r);
+    }
+  }
   reportSkipped(skipped);
   const unknown = o.model.filter((m) => !byModel.has(m));
   if (unknown.length > 0) throw new GsrError(`no responses for model ${unknown.join(', ')} in ${o.responses.join(', ')} (models there: ${[...byModel.keys()].join(', ') || 'none'})`);
