@@ -14,7 +14,8 @@ import { readPromptFile } from '../../src/formats/prompts.js';
 import { readResponseFile } from '../../src/formats/responses.js';
 import { readVlmevalkitPredictions } from '../../src/formats/vlmevalkit.js';
 import { exportResponses, importResponses, RunStore, type ImportOptions } from '../../src/mllm/index.js';
-import { exportVlmevalkit } from '../../src/prompts/index.js';
+import { buildPromptFile, exportVlmevalkit } from '../../src/prompts/index.js';
+import { sampleItems, writeManifest } from '../prompts/fixtures.js';
 import { scoreReasoning, writeReasoningResults } from '../../src/scoring/index.js';
 import { parsePythonJson } from '../../src/util/python-json.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
@@ -120,6 +121,24 @@ describe('VLMEvalKit prediction files', () => {
     const store = RunStore.open(join(dir, 'bad-strict.sqlite'));
     expect(store.counts()).toEqual({});
     store.close();
+  });
+});
+
+describe('VLMEvalKit out', () => {
+  it('--shape mcq: option columns in the shown order, the answer letter, the question without its option lines; TG is refused', async () => {
+    const mc = join(dir, 'mc.jsonl');
+    await buildPromptFile({ manifest: writeManifest(dir, sampleItems()), task: 'mc', out: mc });
+    const tsv = join(dir, 'mc.tsv');
+    await exportVlmevalkit({ prompts: mc, out: tsv, shape: 'mcq', images: 'paths' });
+    const rows = (await readVlmevalkitPredictions(tsv)).map((r) => r.cells);
+    const prompts = await readPromptFile(mc, []);
+    expect(rows).toHaveLength(prompts.length);
+    for (const [i, p] of prompts.entries()) {
+      expect(rows[i]).toMatchObject({ index: String(i), key: p.key, answer: p.expected, image_path: p.image, A: p.options[0], B: p.options[1] });
+      expect(rows[i].question).toBe('Which caption describes the image correctly?\nAnswer with the letter of the correct option only.');
+    }
+    expect(rows.find((r) => r.C === '')).toBeDefined(); // two-option items leave C and D blank
+    await expect(exportVlmevalkit({ prompts: files.whatsup, out: join(dir, 'tg.tsv'), shape: 'mcq' })).rejects.toThrow(/prompt 0 \(.*\) is not a multiple-choice prompt; --shape mcq takes What'sUp MC prompts/);
   });
 });
 
