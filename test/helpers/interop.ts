@@ -1,16 +1,19 @@
 /**
  * The prompt files and answers behind the interop fixtures (test/fixtures/interop): a What'sUp TG
- * prompt file from data/whatsup-sample and a VSP prompt file from data/vsp-sample, answered by a
- * fixed rule. test/fixtures/interop/make-inputs.ts writes them for the Python scripts that play
- * VLMEvalKit and lmms-eval; the tests rebuild them to import the same answers as JSONL.
+ * prompt file on the project's What'sUp-layout sample and a VSP prompt file on its VSP-layout sample
+ * (both generated here, with their default seeds), answered by a fixed rule.
+ * test/fixtures/interop/make-inputs.ts writes them for the Python scripts that play VLMEvalKit and
+ * lmms-eval; the tests rebuild them to import the same answers as JSONL. Prompt keys hash the
+ * images' bytes, so the fixtures hold as long as the generators draw the same images.
  */
 import { join } from 'node:path';
 import { importBenchmark, loadItemSet, writeBenchPromptFile } from '../../src/benchmarks/index.js';
 import { isBenchPrompt, readAnyPrompts, type AnyPrompt } from '../../src/formats/prompts.js';
 import { answerText } from '../../src/mllm/index.js';
+import { writeVspLayout } from '../../src/benchmarks/vsp/layout.js';
+import { writeWhatsupLayout } from '../../src/datasets/index.js';
 import { buildPromptFile } from '../../src/prompts/index.js';
 import { sampleItems, writeManifest } from '../prompts/fixtures.js';
-import { REPO_ROOT } from './cli.js';
 
 /** VSP tasks with a yes/no or multiple-choice answer (docs/vsp.md). */
 export const VSP_INTEROP_TASKS = ['maze-t1', 'maze-t3', 'maze-t4'];
@@ -19,21 +22,27 @@ export const VSP_INTEROP_TASKS = ['maze-t1', 'maze-t3', 'maze-t4'];
 export const FAIL_PREDICTION = 'Failed to obtain answer via API.';
 
 export interface InteropPrompts {
+  /** The manifest of the What'sUp items (test/prompts/fixtures.ts) on the What'sUp-layout sample. */
+  manifest: string;
   whatsup: string;
   vsp: string;
   vspItems: string;
 }
 
-/** Writes both prompt files (and the VSP item set) into `dir`. */
+/** Writes both samples, both prompt files and the VSP item set into `dir`. */
 export async function writeInteropPrompts(dir: string): Promise<InteropPrompts> {
+  const { dataDir } = await writeWhatsupLayout(join(dir, 'whatsup-layout'));
+  const manifest = writeManifest(dir, sampleItems(dataDir));
   const whatsup = join(dir, 'whatsup-tg.jsonl');
-  await buildPromptFile({ manifest: writeManifest(dir, sampleItems()), task: 'tg', out: whatsup });
+  await buildPromptFile({ manifest, task: 'tg', out: whatsup });
+  const vspLayout = join(dir, 'vsp-layout');
+  await writeVspLayout(vspLayout);
   const vspItems = join(dir, 'vsp-items');
-  await importBenchmark('vsp', join(REPO_ROOT, 'data', 'vsp-sample'), vspItems);
+  await importBenchmark('vsp', vspLayout, vspItems);
   const set = await loadItemSet(vspItems);
   const vsp = join(dir, 'vsp.jsonl');
   await writeBenchPromptFile(set.benchmark, set.items.values(), { tasks: VSP_INTEROP_TASKS }, set.context, vsp);
-  return { whatsup, vsp, vspItems };
+  return { manifest, whatsup, vsp, vspItems };
 }
 
 /**

@@ -15,7 +15,6 @@ import { readResponseFile } from '../../src/formats/responses.js';
 import { readVlmevalkitPredictions } from '../../src/formats/vlmevalkit.js';
 import { exportResponses, importResponses, RunStore, type ImportOptions } from '../../src/mllm/index.js';
 import { buildPromptFile, exportVlmevalkit } from '../../src/prompts/index.js';
-import { sampleItems, writeManifest } from '../prompts/fixtures.js';
 import { scoreReasoning, writeReasoningResults } from '../../src/scoring/index.js';
 import { parsePythonJson } from '../../src/util/python-json.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
@@ -127,7 +126,7 @@ describe('VLMEvalKit prediction files', () => {
 describe('VLMEvalKit out', () => {
   it('--shape mcq: option columns in the shown order, the answer letter, the question without its option lines; TG is refused', async () => {
     const mc = join(dir, 'mc.jsonl');
-    await buildPromptFile({ manifest: writeManifest(dir, sampleItems()), task: 'mc', out: mc });
+    await buildPromptFile({ manifest: files.manifest, task: 'mc', out: mc });
     const tsv = join(dir, 'mc.tsv');
     await exportVlmevalkit({ prompts: mc, out: tsv, shape: 'mcq', images: 'paths' });
     const rows = (await readVlmevalkitPredictions(tsv)).map((r) => r.cells);
