@@ -11,8 +11,11 @@ import { stringify } from 'yaml';
 import { benchmarks } from '../../src/benchmarks/index.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { runBenchPipeline } from '../../src/pipeline/bench.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { vspLayoutSample, whatsupLayoutSample } from '../helpers/samples.js';
 import { sampleItems, writeManifest } from '../prompts/fixtures.js';
+
+const VSP = await vspLayoutSample();
+const WHATSUP = await whatsupLayoutSample();
 
 /** Runs the CLI in this process; returns stdout, stderr and the exit code it set. */
 async function gsr(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
@@ -48,8 +51,8 @@ interface Case {
 function cases(dir: string): Case[] {
   const manifestDir = join(dir, 'whatsup-manifest');
   mkdirSync(manifestDir, { recursive: true });
-  writeManifest(manifestDir, sampleItems());
-  const vsp = join(REPO_ROOT, 'data', 'vsp-sample');
+  writeManifest(manifestDir, sampleItems(WHATSUP));
+  const vsp = VSP;
   return [
     {
       name: 'vsp', dataset: ['dataset', 'import', 'vsp', '--root', vsp],

@@ -10,7 +10,6 @@ import { stringify } from 'yaml';
 import { endpointsOf, endpointUrls } from '../../src/formats/pipeline.js';
 import { parsePipeline } from '../../src/formats/pipeline-file.js';
 import { runBenchPipeline } from '../../src/pipeline/bench.js';
-import { REPO_ROOT } from '../helpers/cli.js';
 import { startFakeServer, type FakeServer } from '../mllm/fake-server.js';
 
 const servers: FakeServer[] = [];
@@ -53,7 +52,7 @@ describe('base_url: a string or a list of endpoints', () => {
     const write = (concurrency: number) =>
       writeFileSync(file, stringify({
         name: 'endpoints', out: join(dir, 'out'),
-        benchmark: { name: 'vsp', root: join(REPO_ROOT, 'data', 'vsp-sample'), prompts: { tasks: ['maze-t1', 'maze-t3'] } },
+        benchmark: { name: 'vsp', generate: { seed: 1, items: 2, examples: 2 }, prompts: { tasks: ['maze-t1', 'maze-t3'] } },
         models: [{ name: 'm', kind: 'openai', concurrency: 8, base_url: [{ url: a.url, concurrency }, b.url] }],
       }));
     write(1);
