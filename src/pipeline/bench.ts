@@ -19,7 +19,7 @@ import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
 import { readJsonlAll } from '../util/jsonl.js';
 import { endpointsOf, endpointUrls, Model, modelFolder } from '../formats/pipeline.js';
 import { runStages, type Stage } from './engine.js';
-import { parsePipelineText } from '../formats/pipeline-file.js';
+import { parsePipelineText, typedBySchema } from '../formats/pipeline-file.js';
 import { PipelineProgress } from './progress.js';
 
 /** A model entry as in the What'sUp pipelines, without the What'sUp-only keys. */
@@ -78,7 +78,11 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
   if (config.benchmark.root && !b.importItems) throw new GsrError(`${file}: benchmark ${b.name} has no importer (give generate)`);
   for (const m of config.models) answerAttemptsFor(b, m.answer_attempts, `${file}: model ${m.name}`);
   const root = config.benchmark.root === undefined ? undefined : abs(config.benchmark.root);
-  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root } }, skippedModels };
+  // `${VAR}` fills in the plug-in's own sections come as text: typed by its schemas, so the stage settings match a file that writes the number.
+  const { generate: generateSchema, prompts: promptsSchema } = b.settingsSchemas ?? {};
+  const generate = generateSchema && config.benchmark.generate ? typedBySchema(generateSchema, config.benchmark.generate) : config.benchmark.generate;
+  const prompts = promptsSchema ? typedBySchema(promptsSchema, config.benchmark.prompts) : config.benchmark.prompts;
+  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root, generate, prompts } }, skippedModels };
 }
 
 const PROMPTS_FILE = 'prompts.jsonl';
