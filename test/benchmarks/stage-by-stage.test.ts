@@ -52,11 +52,10 @@ function cases(dir: string): Case[] {
   const manifestDir = join(dir, 'whatsup-manifest');
   mkdirSync(manifestDir, { recursive: true });
   writeManifest(manifestDir, sampleItems(WHATSUP));
-  const vsp = VSP;
   return [
     {
-      name: 'vsp', dataset: ['dataset', 'import', 'vsp', '--root', vsp],
-      benchmark: { root: vsp, prompts: { tasks: ['maze-t1', 'maze-t3', 'blocks-t1', 'blocks-main'], variants: ['image', 'table'], shots: 1, seed: 1 } },
+      name: 'vsp', dataset: ['dataset', 'import', 'vsp', '--root', VSP],
+      benchmark: { root: VSP, prompts: { tasks: ['maze-t1', 'maze-t3', 'blocks-t1', 'blocks-main'], variants: ['image', 'table'], shots: 1, seed: 1 } },
       models: [{ name: 'oracle', kind: 'oracle' }, { name: 'random', kind: 'random', seed: 1 }],
     },
     {
