@@ -3,7 +3,7 @@ export type * from './types.js';
 export { benchmarks, registerBenchmark } from './registry.js';
 export { writeBenchPromptFile, benchPromptKey, BENCH_PROMPT_KEY_VERSION, type BenchPromptsSummary } from './prompts-file.js';
 export { scoreResponses, scoreCells, type ResponseLike } from './score.js';
-export { importBenchmark, generateBenchmark, loadItemSet, benchAnswerer, scoreModels, writeBenchReport, countItems, ITEMS_FILE, CONTEXT_FILE, type ImportSummary, type BenchScores } from './run.js';
+export { importBenchmark, generateBenchmark, loadItemSet, loadBenchmarkItems, answerAttemptsFor, benchValidator, benchAnswerer, scoreModels, writeBenchScores, writeBenchReport, countItems, ITEMS_FILE, CONTEXT_FILE, SCORES_FILE, CELLS_FILE, type ImportSummary, type BenchScores } from './run.js';
 
 import { registerBenchmark } from './registry.js';
 import { vsp } from './vsp/index.js';

@@ -3,14 +3,16 @@
  * read it back, answer with a baseline or a model through the cached runner, score, and write the
  * report page.
  */
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { readBenchItems, writeBenchItems, type BenchItem } from '../formats/bench-item.js';
 import type { BenchPrompt } from '../formats/chat-prompt.js';
+import { isBenchPrompt, type AnyPrompt } from '../formats/prompts.js';
 import { answerers, type Answerer, type AnswererOptions } from '../mllm/index.js';
 import { renderBenchPage } from '../report/bench-page.js';
-import { GsrError } from '../util/errors.js';
-import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
+import { GsrError, errorMessage } from '../util/errors.js';
+import { writeFileAtomic, writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
 import { readJsonFile } from '../util/jsonl.js';
 import { benchmarks } from './registry.js';
 import { scoreCells, scoreResponses, type ResponseLike } from './score.js';
@@ -81,6 +83,52 @@ export async function loadItemSet(dir: string): Promise<{ benchmark: Benchmark; 
   return { benchmark: b, items, context: await readJsonFile(join(dir, CONTEXT_FILE)) };
 }
 
+/**
+ * An item set for the stage-by-stage commands (`gsr prompts`, `run`, `score --benchmark`): a folder
+ * holding `name`'s items.jsonl, or else a folder the plug-in imports (a published copy; What'sUp: a
+ * manifest folder), read as a written item set would be. The plug-in must build its prompts before
+ * any answer: an episodic one (each prompt depends on the last answer) runs only as a pipeline.
+ */
+export async function loadBenchmarkItems(name: string, dir: string): Promise<{ benchmark: Benchmark; items: Map<string, BenchItem>; context: unknown }> {
+  const b = benchmarks.get(name);
+  if ((b as { episodes?: unknown }).episodes !== undefined) throw new GsrError(`benchmark ${name} is episodic (each prompt depends on the answer before it): it runs only as a pipeline (gsr pipeline run FILE)`);
+  if (!existsSync(join(dir, ITEMS_FILE)) && b.importItems !== undefined) {
+    const set = await b.importItems(resolve(dir));
+    const items = new Map<string, BenchItem>();
+    for (const i of set.items) {
+      if (items.has(i.id)) throw new GsrError(`${dir}: item id ${i.id} appears twice`);
+      items.set(i.id, b.parseItem(JSON.parse(JSON.stringify(i))));
+    }
+    return { benchmark: b, items, context: JSON.parse(JSON.stringify(set.context ?? null)) as unknown };
+  }
+  const set = await loadItemSet(dir);
+  if (set.benchmark.name !== name) throw new GsrError(`${join(dir, ITEMS_FILE)}: holds ${set.benchmark.name} items, not ${name}`);
+  return set;
+}
+
+/** Answers asked per prompt: the requested number, else the plug-in's default, else 1; above the plug-in's limit is an error. */
+export function answerAttemptsFor(b: Benchmark, requested: number | undefined, who: string): number {
+  const n = requested ?? b.answerAttempts ?? 1;
+  if (b.maxAnswerAttempts !== undefined && n > b.maxAnswerAttempts) {
+    throw new GsrError(`${who}: answer_attempts ${n} is above ${b.name}'s limit of ${b.maxAnswerAttempts} (its official protocol does not ask again)`);
+  }
+  return n;
+}
+
+/** Why an output is invalid in the benchmark's first mode, or null (a judge that throws: invalid); the runner's re-ask test. */
+export function benchValidator(b: Benchmark, items: ReadonlyMap<string, BenchItem>) {
+  return (p: AnyPrompt, output: string): string | null => {
+    const item = items.get(p.item);
+    if (item === undefined || !isBenchPrompt(p)) return null;
+    try {
+      const j = b.judge(item, p, output, b.modes[0]);
+      return j.valid ? null : (j.reason ?? 'invalid');
+    } catch (err) {
+      return `judge failed: ${errorMessage(err)}`;
+    }
+  };
+}
+
 /** A plug-in baseline when `kind` names one, else an answerer from the registry (openai, ...). */
 export async function benchAnswerer(b: Benchmark, items: ReadonlyMap<string, BenchItem>, kind: string, options: AnswererOptions): Promise<Answerer> {
   const baseline = b.baselines[kind];
@@ -99,6 +147,17 @@ export function scoreModels(b: Benchmark, items: ReadonlyMap<string, BenchItem>,
   const scored: ScoredResponse[] = [];
   for (const [model, rs] of responses) scored.push(...scoreResponses(b, items, prompts, model, rs));
   return { scored, cells: b.aggregate?.(scored) ?? scoreCells(scored) };
+}
+
+export const SCORES_FILE = 'scores.jsonl';
+export const CELLS_FILE = 'cells.json';
+
+/** Writes a scoring's files into `dir`: scores.jsonl (one line per prompt, model and mode) and cells.json. */
+export async function writeBenchScores(dir: string, scores: BenchScores): Promise<string[]> {
+  const files = [join(dir, SCORES_FILE), join(dir, CELLS_FILE)];
+  await writeJsonlAtomic(files[0], scores.scored);
+  await writeJsonAtomic(files[1], scores.cells);
+  return files;
 }
 
 /** Writes the HTML report of one benchmark run; returns the analysis it computed. */

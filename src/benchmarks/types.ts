@@ -4,6 +4,7 @@
  * named scoring modes, answers with its own baselines, and describes its report tables. The shared
  * machinery (src/benchmarks/prompts-file.ts, score.ts) does the files, keys and aggregation around it.
  */
+import type { z } from 'zod';
 import type { CellLike } from '../analysis/vsp.js';
 import type { BenchItem } from '../formats/bench-item.js';
 import type { BenchPrompt } from '../formats/chat-prompt.js';
@@ -114,6 +115,12 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
    * set's shared context (templates, in-context examples), as imported or generated.
    */
   buildPrompts(item: I, settings: PromptSettings, context: unknown): DraftPrompt[];
+  /**
+   * The schemas of its `generate` and prompt settings, where it has them. A pipeline file's
+   * `${VAR}` fills arrive as text; its loader reads text that spells a number or a flag as one
+   * where these want one (src/pipeline/bench.ts), so `count: ${N:-330}` and `count: 330` agree.
+   */
+  readonly settingsSchemas?: { readonly generate?: z.ZodType; readonly prompts?: z.ZodType };
   /** Scoring modes; the first is the default. */
   readonly modes: readonly string[];
   /** Extracts and judges one output. Never throws on model text: bad text is invalid or wrong. */

@@ -8,6 +8,14 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { GsrError } from '../util/errors.js';
 import { notice } from '../util/log.js';
 
+/** Exit code of usage errors (bad option values, unknown options or commands, missing arguments). */
+export const USAGE_EXIT_CODE = 2;
+
+/** A usage mistake found in an action (flags that do not go together): exit code 2. */
+export function usageError(message: string): GsrError {
+  return new GsrError(message, USAGE_EXIT_CODE);
+}
+
 function integer(value: string): number | null {
   const n = Number(value);
   return value.trim() !== '' && Number.isInteger(n) ? n : null;

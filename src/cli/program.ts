@@ -14,8 +14,7 @@ import { registerWorker } from './commands/worker.js';
 import { registerQueue } from './commands/queue.js';
 import { VERSION } from '../util/version.js';
 
-/** Exit code of usage errors (bad option values, unknown options or commands, missing arguments). */
-export const USAGE_EXIT_CODE = 2;
+export { USAGE_EXIT_CODE } from './parsers.js';
 
 /**
  * The `gsr` command tree. Commander errors are thrown as CommanderError (exitOverride) rather than

@@ -111,8 +111,11 @@ export {
   type ModelsLockEntry,
 } from './models-lock.js';
 /** Pipeline files (YAML): the schema, and the reader with `${VAR}` references and file:line errors. */
-export { PipelineSchema, modelFolder, type PipelineConfig, type ModelConfig, type PipelineTask } from './pipeline.js';
+export { PipelineSchema, modelFolder, endpointsOf, endpointUrls, type PipelineConfig, type ModelConfig, type PipelineTask, type BaseUrlConfig } from './pipeline.js';
 export { loadPipeline, parsePipeline, type LoadedPipeline } from './pipeline-file.js';
+/** VLMEvalKit's custom-dataset TSV and prediction files; lmms-eval's --log_samples lines (docs/interop.md). */
+export { VlmevalkitRowSchema, writeVlmevalkitTsv, readVlmevalkitPredictions, parsePredictionRow, PREDICTION_FORMATS, type VlmevalkitRow, type PredictionRow } from './vlmevalkit.js';
+export { LmmsSampleSchema, parseLmmsSample, sampleOutput, type LmmsSample } from './lmms-eval.js';
 /** Lines skipped by the lenient JSONL readers (file, line, reason). */
 export type { SkippedRecord } from '../util/jsonl.js';
 /** VirtualHome scene graphs (nodes, edges, relation/property/state names). */

@@ -127,6 +127,20 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
+/** Whether an issue asks for a number or a boolean: its type, its literal values, or every branch of a union of them. */
+function wanted(issue: z.core.$ZodIssue): 'number' | 'boolean' | undefined {
+  if (issue.code === 'invalid_type') return issue.expected === 'number' ? 'number' : issue.expected === 'boolean' ? 'boolean' : undefined;
+  if (issue.code === 'invalid_value') {
+    const kinds = new Set(issue.values.map((v) => typeof v));
+    return kinds.size === 1 && (kinds.has('number') || kinds.has('boolean')) ? (typeof issue.values[0] as 'number' | 'boolean') : undefined;
+  }
+  if (issue.code === 'invalid_union') {
+    const kinds = new Set(issue.errors.map((branch) => (branch.length === 1 && branch[0].path.length === 0 ? wanted(branch[0]) : undefined)));
+    return kinds.size === 1 ? [...kinds][0] : undefined;
+  }
+  return undefined;
+}
+
 /**
  * Where the schema wants a number or a boolean and a filled-in string spells one (`${N:-8}`), puts
  * the number or boolean in its place, as YAML would have read it written out. Returns whether any was.
@@ -134,18 +148,30 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
 function typeFilled(config: unknown, issues: readonly z.core.$ZodIssue[]): boolean {
   let changed = false;
   for (const issue of issues) {
-    if (issue.code !== 'invalid_type' || (issue.expected !== 'number' && issue.expected !== 'boolean')) continue;
+    const kind = wanted(issue);
+    if (kind === undefined) continue;
     const parent = valueAt(config, issue.path.slice(0, -1)) as Record<PropertyKey, unknown> | undefined;
     const key = issue.path.at(-1)!;
     const text = parent?.[key];
     if (typeof text !== 'string') continue;
-    const typed = issue.expected === 'number' ? (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? Number(text) : undefined) : ({ true: true, false: false } as Record<string, boolean>)[text];
+    const typed = kind === 'number' ? (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? Number(text) : undefined) : ({ true: true, false: false } as Record<string, boolean>)[text];
     if (typed !== undefined) {
       parent![key] = typed;
       changed = true;
     }
   }
   return changed;
+}
+
+/**
+ * A copy of `value` where text that spells a number or a flag stands where `schema` wants one,
+ * typed as typeFilled does: for sections whose schema a plug-in brings (src/pipeline/bench.ts).
+ */
+export function typedBySchema<T>(schema: z.ZodType, value: T): T {
+  const copy = structuredClone(value);
+  const parsed = schema.safeParse(copy);
+  if (!parsed.success) typeFilled(copy, parsed.error.issues);
+  return copy;
 }
 
 /** What every pipeline schema has: models with names, kinds and `if_env`. */

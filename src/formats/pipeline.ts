@@ -91,6 +91,34 @@ const Prompts = z.strictObject({
     .prefault({}),
 });
 
+/** An endpoint of a model: its root URL, or the URL with its own limits. */
+const Endpoint = z.union([
+  z.string().min(1),
+  z.strictObject({
+    url: z.string().min(1),
+    /** Requests in flight to this endpoint at most. */
+    concurrency: z.number().int().positive().optional(),
+    /** Requests per second to this endpoint at most (evenly spaced; in this process). */
+    rate_limit: z.number().positive().optional(),
+  }),
+]);
+
+/** A model's `base_url`: one endpoint root, or a list of endpoints serving the same model (load-balanced). */
+export const BaseUrl = z.union([z.string().min(1), z.array(Endpoint).min(1)]);
+export type BaseUrlConfig = z.infer<typeof BaseUrl>;
+
+/** The endpoints of a `base_url`, each with its limits (absent: none). */
+export function endpointsOf(baseUrl: BaseUrlConfig | undefined): Array<{ url: string; concurrency?: number; rateLimit?: number }> {
+  if (baseUrl === undefined) return [];
+  if (typeof baseUrl === 'string') return [{ url: baseUrl }];
+  return baseUrl.map((e) => (typeof e === 'string' ? { url: e } : { url: e.url, concurrency: e.concurrency, rateLimit: e.rate_limit }));
+}
+
+/** `base_url` without the limits (a string stays a string): what a run's settings and a stage's hash record. */
+export function endpointUrls(baseUrl: BaseUrlConfig | undefined): string | string[] | undefined {
+  return baseUrl === undefined || typeof baseUrl === 'string' ? baseUrl : endpointsOf(baseUrl).map((e) => e.url);
+}
+
 export const Model = z.strictObject({
   /** Name in results and the report (e.g. the model id: `name: ${GSR_MODEL}`); its folder is `modelFolder(name)`. */
   name: ModelName,
@@ -98,7 +126,8 @@ export const Model = z.strictObject({
   kind: z.string().min(1),
   /** Model id sent to the endpoint (default: name). */
   model: z.string().min(1).optional(),
-  base_url: z.string().min(1).optional(),
+  /** One endpoint root, or a list of endpoints (each a URL or {url, concurrency, rate_limit}). */
+  base_url: BaseUrl.optional(),
   /** Environment variable holding the API key. */
   api_key_env: z.string().min(1).optional(),
   /** Box format its grounding answers are parsed in (docs/scoring.md, "Box formats"). */

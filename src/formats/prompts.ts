@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { GsrError } from '../util/errors.js';
 import { parseBenchPrompt, type BenchPrompt, type PromptPart } from './chat-prompt.js';
 import { writeJsonlAtomic } from '../util/fs.js';
-import { readJsonlLenient, type SkippedRecord } from '../util/jsonl.js';
+import { readJsonlLenient, readJsonlWithLines, type SkippedRecord } from '../util/jsonl.js';
 
 /** Option letter of a shown position: 0 -> A, 1 -> B, ... (26 at most). */
 export function optionLetter(position: number): string {
@@ -81,6 +81,25 @@ export function isBenchPrompt(p: AnyPrompt): p is BenchPrompt {
 export function promptParts(p: AnyPrompt): PromptPart[] {
   if (isBenchPrompt(p)) return p.parts;
   return [{ type: 'image', image: p.image }, { type: 'text', text: p.text }];
+}
+
+/** The text of a prompt: its text parts joined, images left out (a What'sUp prompt's `text`). */
+export function promptText(p: AnyPrompt): string {
+  return isBenchPrompt(p) ? p.parts.map((part) => (part.type === 'text' ? part.text : '')).join('') : p.text;
+}
+
+/**
+ * Every prompt of any prompt file (What'sUp or a plug-in's), in file order. A line that is not a
+ * prompt is an error naming it: positions in the file identify prompts (exports, imports by index).
+ */
+export async function readAnyPrompts(path: string): Promise<AnyPrompt[]> {
+  const out: AnyPrompt[] = [];
+  for await (const { line, value } of readJsonlWithLines<unknown>(path)) {
+    const r = parseAnyPrompt(value);
+    if ('error' in r) throw new GsrError(`${path}:${line}: not a prompt: ${r.error}`);
+    out.push(r.prompt);
+  }
+  return out;
 }
 
 /** Prompt records of a prompts.jsonl; bad lines are skipped and named in `skipped`. */

@@ -3,7 +3,7 @@ import { isBenchPrompt, promptParts, type AnyPrompt } from '../formats/prompts.j
 import { AnswerError } from './errors.js';
 import { DataUrlCache } from './image-url.js';
 import { HttpPoster, type HttpReply } from './http-post.js';
-import { answerers, type AnswererOptions } from './registry.js';
+import { answerers, type AnswererOptions, type EndpointOption } from './registry.js';
 import { balanceAnswerers } from './balance.js';
 import { isRetryableStatus, parseRetryAfter } from './retry.js';
 import type { Answerer, AnswerWithWarning } from './types.js';
@@ -128,10 +128,13 @@ export const INVALID_UTF8_WARNING = 'warning: the response body was not valid UT
 
 if (!answerers.has('openai')) answerers.register('openai', async (o: AnswererOptions) => {
   const urls = o.baseUrls !== undefined && o.baseUrls.length > 0 ? o.baseUrls : o.baseUrl !== undefined ? [o.baseUrl] : [];
-  if (urls.length === 0) throw new GsrError('the openai answerer needs --base-url');
-  // Several endpoints of one model: load-balanced, dead ones out of rotation (balance.ts).
-  if (urls.length > 1) return balanceAnswerers(urls.map((url) => ({ url, answerer: openAiFor(o, url) })));
-  return openAiFor(o, urls[0]);
+  const endpoints: EndpointOption[] = o.endpoints !== undefined && o.endpoints.length > 0 ? o.endpoints : urls.map((url) => ({ url }));
+  if (endpoints.length === 0) throw new GsrError('the openai answerer needs --base-url');
+  // Several endpoints of one model, or one with its own limits: load-balanced, dead ones out of rotation (balance.ts).
+  if (endpoints.length > 1 || endpoints[0].concurrency !== undefined || endpoints[0].rateLimit !== undefined) {
+    return balanceAnswerers(endpoints.map((e) => ({ ...e, answerer: openAiFor(o, e.url) })));
+  }
+  return openAiFor(o, endpoints[0].url);
 });
 
 function openAiFor(o: AnswererOptions, baseUrl: string): Answerer {

@@ -1,12 +1,21 @@
 import { Registry } from '../util/registry.js';
 import type { Answerer } from './types.js';
 
+/** An endpoint with its own limits (pipelines' `base_url` list): requests in flight and per second at most. */
+export interface EndpointOption {
+  url: string;
+  concurrency?: number;
+  rateLimit?: number;
+}
+
 /** Settings an answerer factory receives (endpoint for HTTP clients, seed/annotations for baselines). */
 export interface AnswererOptions {
   model: string;
   baseUrl?: string;
   /** Several endpoints of one model, load-balanced (`baseUrl` is then the first). */
   baseUrls?: string[];
+  /** Several endpoints with their own limits (instead of `baseUrls`). */
+  endpoints?: EndpointOption[];
   apiKeyEnv?: string;
   timeoutMs?: number;
   temperature?: number;

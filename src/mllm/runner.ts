@@ -73,7 +73,7 @@ export interface RunSummary {
 }
 
 /** The prompt's place in its item, as the store records it (benchmark prompts: task and level). */
-function storedPlace(p: AnyPrompt) {
+export function storedPlace(p: AnyPrompt) {
   if (isBenchPrompt(p)) return { item: p.item, split: p.level, task: p.task, permutation: null, role: null, rotation: null };
   return { item: p.item, split: p.split, task: p.task, permutation: p.permutation, role: p.role ?? null, rotation: p.rotation };
 }

@@ -9,19 +9,17 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import '../benchmarks/index.js';
-import { benchAnswerer, generateBenchmark, importBenchmark, loadItemSet, scoreModels, writeBenchReport } from '../benchmarks/run.js';
+import { answerAttemptsFor, benchAnswerer, benchValidator, CELLS_FILE, generateBenchmark, importBenchmark, loadItemSet, SCORES_FILE, scoreModels, writeBenchReport, writeBenchScores } from '../benchmarks/run.js';
 import { benchmarks, writeBenchPromptFile, type Benchmark, type ResponseLike } from '../benchmarks/index.js';
-import type { BenchItem } from '../formats/bench-item.js';
-import { isBenchPrompt, type AnyPrompt } from '../formats/prompts.js';
 import { readBenchPrompts } from '../formats/chat-prompt.js';
 import { RunStore, runPrompts, toResponseRecord, type GenerationSettings } from '../mllm/index.js';
 import { tableText } from '../report/bench-page.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
 import { readJsonlAll } from '../util/jsonl.js';
-import { Model, modelFolder } from '../formats/pipeline.js';
+import { endpointsOf, endpointUrls, Model, modelFolder } from '../formats/pipeline.js';
 import { runStages, type Stage } from './engine.js';
-import { parsePipelineText } from '../formats/pipeline-file.js';
+import { parsePipelineText, typedBySchema } from '../formats/pipeline-file.js';
 import { PipelineProgress } from './progress.js';
 
 /** A model entry as in the What'sUp pipelines, without the What'sUp-only keys. */
@@ -78,14 +76,13 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
   const b = benchmarks.get(config.benchmark.name); // unknown names fail here, with the list
   if (config.benchmark.generate && !b.generateItems) throw new GsrError(`${file}: benchmark ${b.name} has no generator (give root)`);
   if (config.benchmark.root && !b.importItems) throw new GsrError(`${file}: benchmark ${b.name} has no importer (give generate)`);
-  for (const m of config.models) {
-    const n = answerAttemptsOf(m, b);
-    if (b.maxAnswerAttempts !== undefined && n > b.maxAnswerAttempts) {
-      throw new GsrError(`${file}: model ${m.name}: answer_attempts ${n} is above ${b.name}'s limit of ${b.maxAnswerAttempts} (its official protocol does not ask again)`);
-    }
-  }
+  for (const m of config.models) answerAttemptsFor(b, m.answer_attempts, `${file}: model ${m.name}`);
   const root = config.benchmark.root === undefined ? undefined : abs(config.benchmark.root);
-  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root } }, skippedModels };
+  // `${VAR}` fills in the plug-in's own sections come as text: typed by its schemas, so the stage settings match a file that writes the number.
+  const { generate: generateSchema, prompts: promptsSchema } = b.settingsSchemas ?? {};
+  const generate = generateSchema && config.benchmark.generate ? typedBySchema(generateSchema, config.benchmark.generate) : config.benchmark.generate;
+  const prompts = promptsSchema ? typedBySchema(promptsSchema, config.benchmark.prompts) : config.benchmark.prompts;
+  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root, generate, prompts } }, skippedModels };
 }
 
 const PROMPTS_FILE = 'prompts.jsonl';
@@ -98,30 +95,16 @@ function requestOf(m: BenchPipelineConfig['models'][number], b: Benchmark): { te
 
 function generation(m: BenchPipelineConfig['models'][number], b: Benchmark, answerAttempts: number): GenerationSettings {
   const s: GenerationSettings = { answerer: m.kind, model: m.name, endpoint_model: m.model ?? m.name, ...requestOf(m, b), seed: m.seed };
-  if (m.kind === 'openai') s.base_url = m.base_url;
+  if (m.kind === 'openai') s.base_url = endpointUrls(m.base_url);
   if (m.structured_outputs) s.structured_outputs = m.structured_outputs;
   // Only when above 1, so runs that ask once keep their settings ids.
   if (answerAttempts > 1) s.answer_attempts = answerAttempts;
   return s;
 }
 
-/** The answers asked per prompt for a model: its own setting, else the plug-in's default, else 1. */
+/** The answers asked per prompt for a model: its own setting, else the plug-in's default, else 1 (checked when the file loads). */
 function answerAttemptsOf(m: BenchPipelineConfig['models'][number], b: Benchmark): number {
-  return m.answer_attempts ?? b.answerAttempts ?? 1;
-}
-
-/** Why an output is invalid in the benchmark's first mode, or null (a judge that throws: invalid). */
-function validator(b: Benchmark, items: ReadonlyMap<string, BenchItem>) {
-  return (p: AnyPrompt, output: string): string | null => {
-    const item = items.get(p.item);
-    if (item === undefined || !isBenchPrompt(p)) return null;
-    try {
-      const j = b.judge(item, p, output, b.modes[0]);
-      return j.valid ? null : (j.reason ?? 'invalid');
-    } catch (err) {
-      return `judge failed: ${errorMessage(err)}`;
-    }
-  };
+  return answerAttemptsFor(b, m.answer_attempts, `model ${m.name}`);
 }
 
 export function benchStages(config: BenchPipelineConfig): Stage[] {
@@ -158,7 +141,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
       // The answer attempts in force (the plug-in's default included) shape the answers; 1 is left out.
       settings: config.models.map((m) => {
         const attempts = answerAttemptsOf(m, benchmarks.get(b.name));
-        return { ...m, concurrency: undefined, timeout_ms: undefined, answer_attempts: attempts > 1 ? attempts : undefined };
+        return { ...m, base_url: endpointUrls(m.base_url), concurrency: undefined, timeout_ms: undefined, answer_attempts: attempts > 1 ? attempts : undefined };
       }),
       async run(ctx) {
         const set = await loadItemSet(ctx.input('dataset'));
@@ -171,14 +154,14 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
             const answerAttempts = answerAttemptsOf(m, set.benchmark);
             const settings = generation(m, set.benchmark, answerAttempts);
             const answerer = await benchAnswerer(set.benchmark, set.items, m.kind, {
-              model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
+              model: m.model ?? m.name, endpoints: endpointsOf(m.base_url), apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
               temperature: settings.temperature, maxTokens: settings.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
             });
             let r;
             try {
               r = await runPrompts({
                 prompts: promptFile, store, answerer, settings, concurrency: m.concurrency, timeoutMs: m.timeout_ms, signal: ctx.signal,
-                answerAttempts, validate: validator(set.benchmark, set.items),
+                answerAttempts, validate: benchValidator(set.benchmark, set.items),
                 onStart: ({ toSend }) => ctx.progress.start(toSend, `${m.name} prompts`),
                 onResult: (e) => ctx.progress.tick(1, e.status === 'failed'),
               });
@@ -212,8 +195,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         const responses = new Map<string, ResponseLike[]>();
         for (const m of config.models) responses.set(m.name, await readJsonlAll<ResponseLike>(join(ctx.input('answer'), modelFolder(m.name), RESPONSES_FILE)));
         const scores = scoreModels(set.benchmark, set.items, prompts, responses);
-        await writeJsonlAtomic(join(ctx.dir, 'scores.jsonl'), scores.scored);
-        await writeJsonAtomic(join(ctx.dir, 'cells.json'), scores.cells);
+        await writeBenchScores(ctx.dir, scores);
         return { responses: scores.scored.length, cells: scores.cells.length };
       },
     },
@@ -222,8 +204,8 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
       async run(ctx) {
         const set = await loadItemSet(ctx.input('dataset'));
         const prompts = await readBenchPrompts(join(ctx.input('prompts'), PROMPTS_FILE));
-        const scored = await readJsonlAll<never>(join(ctx.input('score'), 'scores.jsonl'));
-        const cells = JSON.parse(await readFile(join(ctx.input('score'), 'cells.json'), 'utf8'));
+        const scored = await readJsonlAll<never>(join(ctx.input('score'), SCORES_FILE));
+        const cells = JSON.parse(await readFile(join(ctx.input('score'), CELLS_FILE), 'utf8'));
         const outputs = new Map<string, string>();
         for (const m of config.models) {
           for (const r of await readJsonlAll<ResponseLike>(join(ctx.input('answer'), modelFolder(m.name), RESPONSES_FILE))) outputs.set(`${m.name}\0${r.key}`, r.output);

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { answerers, BASELINE_BOX_FORMATS } from '../mllm/index.js';
 import { BOX_FORMATS } from '../scoring/index.js';
 import { GsrError, errorMessage } from '../util/errors.js';
-import type { PipelineConfig } from '../formats/pipeline.js';
+import { endpointsOf, type PipelineConfig } from '../formats/pipeline.js';
 import { annotationSource, annotatorModels, missingModels } from './stages/annotate.js';
 
 async function kindOf(path: string): Promise<'file' | 'dir' | null> {
@@ -84,8 +84,10 @@ export async function preflight(config: PipelineConfig, file: string): Promise<v
     if (m.kind === 'openai') {
       if (!m.base_url) throw new GsrError(`${where}: an openai model needs base_url`);
       if (needsModels) {
-        const problem = await endpointProblem(m.base_url);
-        if (problem) throw new GsrError(`${where}: endpoint ${m.base_url} is unreachable (${problem})`);
+        // Several endpoints: the run goes on while one answers (the balancer keeps dead ones out of rotation).
+        const urls = endpointsOf(m.base_url).map((e) => e.url);
+        const problems = await Promise.all(urls.map((u) => endpointProblem(u)));
+        if (problems.every((p) => p !== null)) throw new GsrError(`${where}: ${urls.map((u, k) => `endpoint ${u} is unreachable (${problems[k]})`).join('; ')}`);
       }
     }
   }

@@ -11,3 +11,5 @@ export { rotations } from './rotations.js';
 export { promptKey, canonicalJson, hashCanonical, PROMPT_KEY_VERSION, type PromptKeyInput } from './key.js';
 /** DAP depth hints from a COCO annotation file (refuses files without unit and direction). */
 export { indexDepth, depthHint, type DepthIndex, type DepthStat, type DepthDirection } from './depth-hint.js';
+/** A prompt file as a VLMEvalKit custom-dataset TSV (docs/interop.md). */
+export { exportVlmevalkit, exportQuestion, EXPORT_SHAPES, EXPORT_IMAGES, type ExportOptions, type ExportSummary, type ExportShape, type ExportImages } from './export.js';

@@ -65,7 +65,7 @@ describe('option values are checked by commander, one line, exit 2', () => {
 
   it('finds the numeric and enum options of every command', () => {
     const names = cases.map(([name]) => name);
-    for (const expected of ['run --seed', 'run --concurrency', 'run --answerer', 'dataset synth --workers', 'score reasoning --mode', 'score grounding --iou', 'score grounding --box-format', 'prompts --task', 'annotate run --device', 'report --seed', 'analyze power --seed']) {
+    for (const expected of ['run --seed', 'run --concurrency', 'dataset synth --workers', 'score reasoning --mode', 'score grounding --iou', 'score grounding --box-format', 'prompts --task', 'annotate run --device', 'report --seed', 'analyze power --seed']) {
       expect(names).toContain(expected);
     }
     expect(cases.length).toBeGreaterThan(30);

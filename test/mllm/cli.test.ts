@@ -107,10 +107,11 @@ describe('gsr responses export/import (CLI)', () => {
       '{"output": 5}',
     ].join('\n') + '\n');
     const imp = await spawnCli(['responses', 'import', foreign, '--model', 'other', '--store', store, '--prompts', path, '--json']).done;
-    expect(imp.code).toBe(0);
-    expect(JSON.parse(imp.stdout)).toMatchObject({ imported: 2, invalid: 2 });
-    expect(imp.stderr).toMatch(/foreign\.jsonl:record 3: key unknown is not in/);
-    expect(imp.stderr).toMatch(/foreign\.jsonl:record 4: output: /);
+    // Records were left out: exit 3, each named on stderr (docs/interop.md).
+    expect(imp.code).toBe(3);
+    expect(JSON.parse(imp.stdout)).toMatchObject({ records: 4, matched: 2, imported: 2, unmatched: 1, invalid: 1, missing: 2 });
+    expect(imp.stderr).toMatch(/foreign\.jsonl:3: unmatched: key unknown is not in/);
+    expect(imp.stderr).toMatch(/foreign\.jsonl:4: invalid: output: /);
 
     const out = join(dir, 'all.jsonl');
     const exp = await spawnCli(['responses', 'export', '--store', store, '--out', out]).done;

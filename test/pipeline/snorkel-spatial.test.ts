@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,10 +17,43 @@ const offline = { GSR_BASE_URL: '', GSR_MODEL: '', SNORKEL_COUNT: '50', SNORKEL_
 describe('pipelines/snorkel-spatial.yaml', () => {
   it('loads: generated items, the baselines, the endpoint only when GSR_BASE_URL and GSR_MODEL are set', async () => {
     const loaded = await loadBenchPipeline(FILE, { GSR_BASE_URL: '', GSR_MODEL: '' });
-    expect(loaded.config.benchmark.generate).toMatchObject({ count: '330', actions: [10, 20, 50, 100, 200], seed: '0' });
+    expect(loaded.config.benchmark.generate).toMatchObject({ count: 330, actions: [10, 20, 50, 100, 200], seed: 0 });
     expect(loaded.config.benchmark.root).toBeUndefined();
     expect(loaded.config.models.map((m) => m.kind)).toEqual(['oracle', 'random']);
     expect(loaded.skippedModels).toEqual([{ name: 'endpoint', reason: 'GSR_BASE_URL, GSR_MODEL not set' }]);
+  });
+
+  it('types ${VAR} fills where the plug-in wants numbers: the same settings as the numbers written out', async () => {
+    const env = { SNORKEL_COUNT: '12', SNORKEL_SEED: '5' };
+    const filled = await loadBenchPipeline(FILE, env);
+    expect(filled.config.benchmark.generate).toEqual({ count: 12, actions: [10, 20, 50, 100, 200], seed: 5, board_width: 20, particles: 3 });
+    const dir = mkdtempSync(join(tmpdir(), 'gsr-snorkel-typed-'));
+    try {
+      const written = join(dir, 'p.yaml');
+      writeFileSync(written, readFileSync(FILE, 'utf8').replace('${SNORKEL_COUNT:-330}', '12').replaceAll('${SNORKEL_SEED:-0}', '5'));
+      const literal = await loadBenchPipeline(written, env);
+      expect(literal.config.benchmark).toEqual(filled.config.benchmark);
+      // Text that is no number stays text, and the plug-in refuses it in one line.
+      await expect(runBenchPipeline(FILE, { out: join(dir, 'out'), env: { ...offline, SNORKEL_COUNT: 'twelve' } })).rejects.toThrow(/^dataset: SnorkelSpatial generation settings: count: Invalid input: expected number, received string$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('types fills in other plug-ins\' generate and prompt settings too, and only where they want a number or a flag', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsr-bench-typed-'));
+    try {
+      const file = join(dir, 'p.yaml');
+      writeFileSync(file, 'name: t\nout: out\nbenchmark:\n  name: vsp\n  generate: { seed: "${S}", items: "${N}" }\n  prompts: { shots: "${K}", seed: "${S}" }\n');
+      const vsp = await loadBenchPipeline(file, { S: '3', N: '1', K: '2' });
+      expect(vsp.config.benchmark).toMatchObject({ generate: { seed: 3, items: 1 }, prompts: { shots: 2, seed: 3 } });
+      writeFileSync(file, 'name: t\nout: out\nbenchmark:\n  name: svat\n  generate: { count: "${N}", photos: "${N}", distractors: ["${D}"] }\n  prompts: { format: paper }\n');
+      expect((await loadBenchPipeline(file, { N: '7', D: '3' })).config.benchmark.generate).toEqual({ count: 7, photos: '7', distractors: [3] });
+      writeFileSync(file, 'name: t\nout: out\nbenchmark:\n  name: whatsup\n  root: .\n  prompts: { permutations: "${N}", model: "${N}" }\n');
+      expect((await loadBenchPipeline(file, { N: '2' })).config.benchmark.prompts).toEqual({ permutations: 2, model: '2' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('runs offline on the baselines: oracle 100%, random near chance, tables by query type and action count', () => {

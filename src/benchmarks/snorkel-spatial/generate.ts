@@ -15,17 +15,15 @@ import { ANGLES, BOARD, DIRECTIONS, MOVES } from './world.js';
 /** The published set's action counts. */
 export const DEFAULT_ACTIONS = [10, 20, 50, 100, 200];
 
-// Pipeline files fill settings from the environment as text ("${SNORKEL_COUNT:-330}"): digits count as numbers.
-const int = (t: z.ZodNumber) => z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), t);
-
+// Numbers only: a pipeline's `${SNORKEL_COUNT:-330}` arrives typed by the plug-in's settingsSchemas.
 export const SnorkelGenerateSchema = z.strictObject({
-  count: int(z.number().int().positive().max(1_000_000)),
-  actions: z.array(int(z.number().int().nonnegative().max(100_000))).min(1).default(DEFAULT_ACTIONS),
-  seed: int(z.number().int().min(0).max(0xffffffff)).default(0),
+  count: z.number().int().positive().max(1_000_000),
+  actions: z.array(z.number().int().nonnegative().max(100_000)).min(1).default(DEFAULT_ACTIONS),
+  seed: z.number().int().min(0).max(0xffffffff).default(0),
   /** Tiles per board side. */
-  board_width: int(z.number().int().min(2).max(100)).default(20),
+  board_width: z.number().int().min(2).max(100).default(20),
   /** Particles on the board (P1, P2, ...). */
-  particles: int(z.number().int().min(2).max(9)).default(3),
+  particles: z.number().int().min(2).max(9).default(3),
 });
 export type SnorkelGenerateSettings = z.infer<typeof SnorkelGenerateSchema>;
 

@@ -1,10 +1,10 @@
 /** The SnorkelSpatial plug-in: generated text-only puzzles on a moving, rotating board (docs/snorkel-spatial.md). */
 import type { Benchmark } from '../types.js';
 import { createOracle, createRandom } from './baselines.js';
-import { generateSnorkelItems } from './generate.js';
+import { generateSnorkelItems, SnorkelGenerateSchema } from './generate.js';
 import { parseSnorkelItem, type SnorkelItem } from './item.js';
 import { judgeSnorkel, SNORKEL_MODES } from './judge.js';
-import { buildSnorkelPrompts, parseSnorkelPromptSettings } from './prompts.js';
+import { buildSnorkelPrompts, parseSnorkelPromptSettings, SnorkelPromptSettingsSchema } from './prompts.js';
 import { snorkelSections, snorkelTables } from './report.js';
 
 /** Answer attempts per item by default (the published protocol: up to 10 when the output is missing or invalid). */
@@ -17,6 +17,7 @@ export const snorkelSpatial: Benchmark<SnorkelItem> = {
   // Text only: nothing is written beside the items, so the folder (`out`) is not a setting.
   generateItems: async ({ out: _out, ...settings }) => generateSnorkelItems(settings),
   buildPrompts: (item, settings) => buildSnorkelPrompts(item, parseSnorkelPromptSettings(settings)),
+  settingsSchemas: { generate: SnorkelGenerateSchema, prompts: SnorkelPromptSettingsSchema },
   modes: SNORKEL_MODES,
   judge: (item, _prompt, output) => judgeSnorkel(item, output),
   answerAttempts: SNORKEL_ANSWER_ATTEMPTS,

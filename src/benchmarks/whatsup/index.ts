@@ -170,6 +170,7 @@ export const whatsup: Benchmark<WhatsupItem> = {
     return { items };
   },
   buildPrompts: (item, settings) => buildWhatsupPrompts(item, settings),
+  settingsSchemas: { prompts: SettingsSchema },
   modes: WHATSUP_MODES,
   judge(item, prompt, output) {
     const r = scorePrompt(toWhatsupRecord(prompt), { key: prompt.key, model: '', output, status: 'ok', error: null, item: item.id });

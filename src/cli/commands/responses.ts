@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
-import { deprecatedOption } from '../parsers.js';
-import { exportResponses, importResponses, RunStore } from '../../mllm/index.js';
+import { choiceOption, deprecatedOption } from '../parsers.js';
+import { exportResponses, importResponses, IMPORT_SOURCES, LMMS_MATCH, RunStore, type ImportSource, type LmmsMatch } from '../../mllm/index.js';
+import { EXIT_PROMPTS_FAILED } from './run.js';
 import { notice } from '../../util/log.js';
 
 export function registerResponses(program: Command): void {
@@ -31,21 +32,32 @@ export function registerResponses(program: Command): void {
 
   const importCmd = responses
     .command('import')
-    .description("Bring another harness's predictions into a run store")
-    .argument('<file>', 'JSONL: key (or item/task/rotation/role with --prompts), output, optional status/error/latency_ms')
+    .description("Bring another harness's answers into a run store: gsr JSONL, VLMEvalKit prediction files, lmms-eval samples (docs/interop.md)")
+    .argument('<file>', 'jsonl: key (or item/task/rotation/role with --prompts), output; vlmevalkit: .xlsx, .tsv or .json; lmms-eval: a *_samples_<task>.jsonl')
     .requiredOption('--model <name>', 'model name to store them under')
     .requiredOption('--store <file>', 'run store (SQLite)')
-    .option('--prompts <file>', 'prompt file: check keys, copy item/permutation/role, match lines without key')
+    .addOption(choiceOption('--from <harness>', 'what wrote the file', IMPORT_SOURCES, 'jsonl'))
+    .option('--prompts <file>', 'the prompt file the answers answer (required for vlmevalkit and lmms-eval: records are matched by their place in it)')
+    .addOption(choiceOption('--match <key>', 'lmms-eval: doc-id (the prompt\'s 0-based place in --prompts) or input (the prompt\'s text)', LMMS_MATCH, 'doc-id'))
+    .option('--strict', 'stop at the first invalid, unmatched or duplicated record and import nothing')
     .option('--force', 'overwrite responses already stored as ok')
     .option('--json', 'print the summary as JSON')
     .action(
-      action(async (file: string, o: { model: string; store: string; prompts?: string; force?: boolean; json?: boolean }) => {
+      action(async (file: string, o: { model: string; store: string; from: ImportSource; prompts?: string; match: LmmsMatch; strict?: boolean; force?: boolean; json?: boolean }) => {
         const store = RunStore.open(resolve(o.store));
         try {
-          const r = await importResponses(store, { file, model: o.model, prompts: o.prompts, replace: o.force });
-          for (const line of r.invalid_lines) notice(`skipped ${line}`);
+          const r = await importResponses(store, { file, model: o.model, prompts: o.prompts, replace: o.force, from: o.from, match: o.match, strict: o.strict });
+          for (const line of r.problems.slice(0, 20)) notice(line);
+          const skipped = r.invalid + r.unmatched + r.duplicated;
+          if (skipped > 20) notice(`... ${skipped - 20} more problems (all counted below; --json lists the first 100)`);
+          // Records left out are not a failed command, but the exit code says so (docs/interop.md).
+          if (r.invalid + r.unmatched > 0) process.exitCode = EXIT_PROMPTS_FAILED;
           if (o.json) return printJson(r);
-          process.stdout.write(`imported ${r.imported} responses for ${r.model} (settings ${r.settings_id}); kept ${r.kept} already ok; ${r.invalid} invalid lines skipped\n`);
+          process.stdout.write(
+            `${r.model} (settings ${r.settings_id}): ${r.records} records | matched ${r.matched} | imported ${r.imported} | unchanged ${r.unchanged} | kept ${r.kept}` +
+              ` | unmatched ${r.unmatched} | duplicated ${r.duplicated} | empty ${r.empty} | failed ${r.failed} | invalid ${r.invalid}` +
+              `${r.missing === null ? '' : ` | prompts without an answer ${r.missing}`}\n`,
+          );
         } finally {
           store.close();
         }

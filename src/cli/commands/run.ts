@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
-import { choiceOption, collect, parseNonNegativeInt, parseNumber, parsePositiveInt, parseSeed } from '../parsers.js';
+import { collect, parseNonNegativeInt, parseNumber, parsePositiveInt, parseSeed, usageError } from '../parsers.js';
 import { answerers, RunStore, runPrompts, type AnswererOptions, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
 import { GsrError } from '../../util/errors.js';
 import { sha256File } from '../../util/hash.js';
@@ -34,6 +34,9 @@ interface RunFlags {
   queue?: string;
   resume?: boolean;
   rateLimit?: number;
+  benchmark?: string;
+  items?: string;
+  answerAttempts?: number;
 }
 
 /** Exit code when the run finished but at least one prompt's answer failed (docs/mllm.md). */
@@ -48,6 +51,30 @@ function summaryText(s: RunSummary): string {
   );
 }
 
+/**
+ * What --benchmark adds to a run (docs/benchmarks.md, "Stage by stage"): the plug-in's baselines,
+ * its validator and answer attempts, and its request defaults where the flags were left at theirs,
+ * so the run answers as the plug-in's pipeline does.
+ */
+async function benchmarkRun(o: RunFlags, command: Command) {
+  if (o.items === undefined) throw usageError('--benchmark needs --items DIR');
+  if (o.queue !== undefined) throw usageError('--benchmark runs locally, as benchmark pipelines do; drop --queue');
+  const { loadBenchmarkItems, benchAnswerer, benchValidator, answerAttemptsFor } = await import('../../benchmarks/index.js');
+  const set = await loadBenchmarkItems(o.benchmark!, resolve(o.items));
+  const b = set.benchmark;
+  const answerAttempts = answerAttemptsFor(b, o.answerAttempts, 'gsr run');
+  const settings: Partial<GenerationSettings> = {};
+  const fromFlag = (name: string) => command.getOptionValueSource(name) !== 'default';
+  if (!fromFlag('maxTokens') && b.requestDefaults?.max_tokens !== undefined) settings.max_tokens = b.requestDefaults.max_tokens;
+  if (!fromFlag('temperature') && b.requestDefaults?.temperature !== undefined) settings.temperature = b.requestDefaults.temperature;
+  // Only above 1, so runs that ask once keep their settings ids (as in the pipeline).
+  if (answerAttempts > 1) settings.answer_attempts = answerAttempts;
+  return {
+    baselines: Object.keys(b.baselines), settings, answerAttempts, validate: benchValidator(b, set.items),
+    answerer: (options: AnswererOptions) => benchAnswerer(b, set.items, o.answerer, { ...options, maxTokens: settings.max_tokens ?? options.maxTokens, temperature: settings.temperature ?? options.temperature }),
+  };
+}
+
 export function registerRun(program: Command): void {
   program
     .command('run')
@@ -55,7 +82,7 @@ export function registerRun(program: Command): void {
     .requiredOption('--prompts <file>', 'prompt file (JSONL) from `gsr prompts`')
     .requiredOption('--model <name>', 'model name (sent to the endpoint, and the store key)')
     .requiredOption('--store <file>', 'run store (SQLite); re-running resumes it')
-    .addOption(choiceOption('--answerer <kind>', 'openai (Chat Completions), a baseline or simulated', answerers.names(), 'openai'))
+    .option('--answerer <kind>', `openai (Chat Completions), a baseline or simulated (${answerers.names().join(', ')}); with --benchmark also the plug-in's baselines`, 'openai')
     .option('--base-url <url>', 'endpoint root, e.g. http://localhost:8000/v1; repeat for several endpoints of one model (load-balanced, dead ones out of rotation)', collect, [])
     .option('--api-key-env <var>', 'environment variable holding the API key (the key is never stored or printed)')
     .option('--concurrency <n>', 'requests in flight', parsePositiveInt, 8)
@@ -78,12 +105,18 @@ export function registerRun(program: Command): void {
     .option('--queue <url>', 'ask through queue workers (`gsr worker run`): Redis URL redis://HOST:PORT[/DB]; --concurrency is then across all workers')
     .option('--resume', 'with --queue: re-attach to the queued run recorded in --store')
     .option('--rate-limit <n>', 'with --queue: requests per second across all workers', parseNumber)
+    .option('--benchmark <name>', "a benchmark plug-in's prompt file (from gsr prompts --benchmark): its baselines answer too, invalid answers are re-asked and its request defaults apply, as in its pipeline")
+    .option('--items <dir>', 'with --benchmark: the item set folder')
+    .option('--answer-attempts <n>', "with --benchmark: answers asked per prompt while the output is invalid (default: the plug-in's, else 1)", parsePositiveInt)
     .action(
-      action(async (o: RunFlags) => {
+      action(async (o: RunFlags, command: Command) => {
         if (o.queue === undefined && (o.resume || o.rateLimit !== undefined)) throw new GsrError('--resume and --rate-limit go with --queue');
+        if (o.benchmark === undefined && (o.items !== undefined || o.answerAttempts !== undefined)) throw usageError('--items and --answer-attempts go with --benchmark');
         if (o.rateLimit !== undefined && !(o.rateLimit > 0)) throw new GsrError('--rate-limit must be a positive number of requests per second');
-        const factory = answerers.get(o.answerer);
-        const settings: GenerationSettings = { answerer: o.answerer, model: o.model, temperature: o.temperature, max_tokens: o.maxTokens, top_p: o.topP, seed: o.seed };
+        const bench = o.benchmark === undefined ? undefined : await benchmarkRun(o, command);
+        const kinds = [...answerers.names(), ...(bench?.baselines ?? [])];
+        if (!kinds.includes(o.answerer)) throw usageError(`option '--answerer <kind>' argument '${o.answerer}' is invalid. Allowed choices are ${kinds.join(', ')}.`);
+        const settings: GenerationSettings = { answerer: o.answerer, model: o.model, temperature: o.temperature, max_tokens: o.maxTokens, top_p: o.topP, seed: o.seed, ...bench?.settings };
         if (o.annotations !== undefined) settings.annotations_sha256 = await sha256File(o.annotations);
         if (o.answerer === 'simulated') Object.assign(settings, { grounding: o.grounding, reasoning_error: o.reasoningError ?? 0 });
         if (o.boxFormat !== undefined) settings.box_format = o.boxFormat;
@@ -93,7 +126,7 @@ export function registerRun(program: Command): void {
         };
         const retry = { maxRetries: o.maxRetries, baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs };
         // With --queue the workers build the answerer; here it only has to be valid.
-        const answerer = await factory(answererOptions);
+        const answerer = bench !== undefined ? await bench.answerer(answererOptions) : await answerers.get(o.answerer)(answererOptions);
         const store = RunStore.open(resolve(o.store));
         const controller = new AbortController();
         let interrupts = 0;
@@ -116,7 +149,7 @@ export function registerRun(program: Command): void {
           });
           const summary = await runPrompts({
             prompts: o.prompts, store, answerer, settings, concurrency: o.concurrency, timeoutMs: o.timeoutMs,
-            retry, retryFailed: o.retryFailed ?? true, limit: o.limit, signal: controller.signal, dispatch,
+            retry, retryFailed: o.retryFailed ?? true, limit: o.limit, signal: controller.signal, dispatch, answerAttempts: bench?.answerAttempts, validate: bench?.validate,
             onStart: ({ toSend }) => (progress = createProgress(o.model, toSend, 'prompts', { note: dispatch !== undefined })),
             onResult: (e) => progress.tick(1, e.status === 'failed'),
           });

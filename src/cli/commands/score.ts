@@ -1,10 +1,10 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
-import { choiceOption, fromLibrary, numberIn } from '../parsers.js';
+import { choiceOption, collect, fromLibrary, numberIn, usageError } from '../parsers.js';
 import { readCocoFile } from '../../formats/coco.js';
 import { readPromptFile } from '../../formats/prompts.js';
-import { readResponseFile } from '../../formats/responses.js';
+import { readResponseFile, type ResponseRecord } from '../../formats/responses.js';
 import type { SkippedRecord } from '../../util/jsonl.js';
 import {
   BOX_FORMATS,
@@ -40,8 +40,57 @@ function pct(v: number | null): string {
   return v === null ? '-' : `${(v * 100).toFixed(1)}%`;
 }
 
+/**
+ * `gsr score --benchmark NAME`: a plug-in's scoring, as a pipeline's score stage does it (the same
+ * scores.jsonl and cells.json). Models are scored in the order they first appear in the files.
+ */
+async function scoreBenchmark(o: { benchmark: string; items?: string; prompts?: string; responses: string[]; model: string[]; out?: string; json?: boolean }): Promise<void> {
+  if (o.items === undefined || o.prompts === undefined || o.responses.length === 0) throw usageError('--benchmark needs --items DIR, --prompts FILE and --responses FILE');
+  const { loadBenchmarkItems, scoreModels, writeBenchScores } = await import('../../benchmarks/index.js');
+  const { readBenchPrompts } = await import('../../formats/chat-prompt.js');
+  const { tableText } = await import('../../report/bench-page.js');
+  const set = await loadBenchmarkItems(o.benchmark, resolve(o.items));
+  const prompts = await readBenchPrompts(o.prompts);
+  const skipped: SkippedRecord[] = [];
+  const byModel = new Map<string, ResponseRecord[]>();
+  for (const file of o.responses) {
+    for (const r of await readResponseFile(file, skipped)) {
+      const list = byModel.get(r.model);
+      if (list === undefined) byModel.set(r.model, [r]);
+      else list.push(r);
+    }
+  }
+  reportSkipped(skipped);
+  const unknown = o.model.filter((m) => !byModel.has(m));
+  if (unknown.length > 0) throw new GsrError(`no responses for model ${unknown.join(', ')} in ${o.responses.join(', ')} (models there: ${[...byModel.keys()].join(', ') || 'none'})`);
+  const models = o.model.length > 0 ? new Map(o.model.map((m) => [m, byModel.get(m)!])) : byModel;
+  if (models.size === 0) throw new GsrError(`${o.responses.join(', ')}: no responses`);
+  const scores = scoreModels(set.benchmark, set.items, prompts, models);
+  const dir = resolve(o.out ?? join('results', folderName(o.benchmark)));
+  const paths = await writeBenchScores(dir, scores);
+  if (o.json) return printJson({ benchmark: o.benchmark, models: [...models.keys()], cells: scores.cells, files: paths });
+  for (const t of set.benchmark.tables(scores.cells, set.benchmark.analyze?.(scores.cells))) process.stdout.write(`${tableText(t)}\n\n`);
+  process.stdout.write(`wrote ${paths.join(', ')}\n`);
+}
+
 export function registerScore(program: Command): void {
-  const score = program.command('score').description('Score responses: CircularEval/VanillaEval reasoning and G-Score grounding');
+  const score = program
+    .command('score')
+    .enablePositionalOptions()
+    .description("Score responses: CircularEval/VanillaEval reasoning and G-Score grounding; with --benchmark, a plug-in's scoring")
+    .option('--benchmark <name>', 'a benchmark plug-in (vsp, snorkel-spatial, svat, whatsup): score --responses as its pipeline does')
+    .option('--items <dir>', 'with --benchmark: the item set folder')
+    .option('--prompts <file>', 'with --benchmark: the prompt file (from gsr prompts --benchmark)')
+    .option('--responses <file>', 'with --benchmark: responses (JSONL, from gsr responses export); repeat for several files', collect, [])
+    .option('--model <name>', 'with --benchmark: score only these models, in this order (repeat)', collect, [])
+    .option('--out <dir>', 'with --benchmark: folder for scores.jsonl and cells.json (default results/<benchmark>)')
+    .option('--json', 'print the cells as JSON')
+    .action(
+      action(async (o: { benchmark?: string; items?: string; prompts?: string; responses: string[]; model: string[]; out?: string; json?: boolean }) => {
+        if (o.benchmark === undefined) throw usageError('give a command (score reasoning, score grounding) or --benchmark NAME');
+        await scoreBenchmark({ ...o, benchmark: o.benchmark });
+      }),
+    );
 
   score
     .command('reasoning')

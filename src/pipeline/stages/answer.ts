@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { answerers, RunStore, runPrompts, toResponseRecord, type AnswererOptions, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
 import { readJsonl } from '../../util/jsonl.js';
 import { writeResponseFile } from '../../formats/responses.js';
-import { modelFolder, type ModelConfig, type PipelineConfig, type PipelineTask } from '../../formats/pipeline.js';
+import { endpointsOf, endpointUrls, modelFolder, type ModelConfig, type PipelineConfig, type PipelineTask } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
 import { sha256File } from '../../util/hash.js';
 import { promptFileFor } from './prompts.js';
@@ -41,7 +41,7 @@ export function modelTasks(model: ModelConfig, config: PipelineConfig): Pipeline
 /** What determines a model's responses besides the prompt (the run store's settings). */
 function generationSettings(model: ModelConfig, annotationsSha: string | undefined): GenerationSettings {
   const s: GenerationSettings = { answerer: model.kind, model: model.name, endpoint_model: model.model ?? model.name, temperature: model.temperature ?? 0, max_tokens: model.max_tokens, seed: model.seed };
-  if (model.kind === 'openai') s.base_url = model.base_url;
+  if (model.kind === 'openai') s.base_url = endpointUrls(model.base_url);
   if (model.box_format) s.box_format = model.box_format;
   if (model.kind === 'simulated') Object.assign(s, { grounding: model.grounding, reasoning_error: model.reasoning_error ?? 0 });
   if (annotationsSha) s.annotations_sha256 = annotationsSha;
@@ -52,8 +52,8 @@ export function answerStage(config: PipelineConfig): Stage {
   return {
     name: 'answer',
     after: ['prompts', 'annotate'],
-    // Concurrency and timeouts change how, not what, is asked.
-    settings: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined, rate_limit: undefined, tasks: modelTasks(m, config) })),
+    // Concurrency, timeouts and endpoint limits change how, not what, is asked.
+    settings: config.models.map((m) => ({ ...m, base_url: endpointUrls(m.base_url), concurrency: undefined, timeout_ms: undefined, rate_limit: undefined, tasks: modelTasks(m, config) })),
     async run(ctx): Promise<AnswerStageSummary> {
       const promptsDir = ctx.input('prompts');
       const annotations = join(ctx.input('annotate'), ANNOTATIONS_FILE);
@@ -65,7 +65,7 @@ export function answerStage(config: PipelineConfig): Stage {
           const usesAnnotations = model.kind === 'geometric' || model.kind === 'simulated';
           const settings = generationSettings(model, usesAnnotations ? annotationsSha : undefined);
           const answererOptions: AnswererOptions = {
-            model: model.model ?? model.name, baseUrl: model.base_url, apiKeyEnv: model.api_key_env, timeoutMs: model.timeout_ms,
+            model: model.model ?? model.name, endpoints: endpointsOf(model.base_url), apiKeyEnv: model.api_key_env, timeoutMs: model.timeout_ms,
             temperature: model.temperature ?? 0, maxTokens: model.max_tokens, seed: model.seed, annotations: usesAnnotations ? annotations : undefined,
             boxFormat: model.box_format, grounding: model.grounding, reasoning_error: model.reasoning_error,
           };
