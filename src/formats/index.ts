@@ -120,3 +120,15 @@ export {
   type VhProperty,
   type VhState,
 } from './vh-graph.js';
+/** episodes.jsonl: multi-step episodes, every step the agent took. */
+export {
+  EpisodeRecordSchema,
+  EpisodeStepSchema,
+  ControllerActionSchema,
+  EPISODE_ENDS,
+  readEpisodes,
+  writeEpisodes,
+  type EpisodeRecord,
+  type EpisodeStep,
+  type ControllerAction,
+} from './episodes.js';
