@@ -9,12 +9,14 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import '../benchmarks/index.js';
-import { benchAnswerer, generateBenchmark, importBenchmark, loadItemSet, scoreModels, writeBenchReport } from '../benchmarks/run.js';
-import { benchmarks, writeBenchPromptFile, type Benchmark, type ResponseLike } from '../benchmarks/index.js';
+import { benchAnswerer, copyItemSet, generateBenchmark, importBenchmark, loadItemSet, scoreModels, writeBenchReport, CONTEXT_FILE, ITEMS_FILE } from '../benchmarks/run.js';
+import { benchmarks, runEpisodes, writeBenchPromptFile, type Benchmark, type ResponseLike } from '../benchmarks/index.js';
+import { readEpisodes, writeEpisodes, type EpisodeRecord } from '../formats/episodes.js';
 import type { BenchItem } from '../formats/bench-item.js';
 import { isBenchPrompt, type AnyPrompt } from '../formats/prompts.js';
 import { readBenchPrompts } from '../formats/chat-prompt.js';
-import { RunStore, runPrompts, toResponseRecord, type GenerationSettings } from '../mllm/index.js';
+import { answerers, RunStore, runPrompts, StoredAsker, toResponseRecord, type GenerationSettings } from '../mllm/index.js';
+import { sha256File } from '../util/hash.js';
 import { tableText } from '../report/bench-page.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
@@ -45,11 +47,22 @@ export const BenchPipelineSchema = z.strictObject({
     root: z.string().min(1).optional(),
     /** Generation settings (procedural benchmarks), as the plug-in documents them; instead of `root`. */
     generate: z.record(z.string(), z.unknown()).optional(),
+    /** An item set written earlier (items.jsonl and context.json, e.g. by `gsr dataset synth`); instead of `root`. */
+    items: z.string().min(1).optional(),
     /** Prompt settings, as the plug-in documents them. */
     prompts: z.record(z.string(), z.unknown()).default({}),
-  }).refine((b) => (b.root === undefined) !== (b.generate === undefined), { message: 'give either root (a published copy) or generate (settings), not both' }),
+    /** Episode settings of an episodic plug-in, as it documents them. */
+    episodes: z.record(z.string(), z.unknown()).optional(),
+    /** Metric settings of an episodic plug-in, as it documents them. */
+    metrics: z.record(z.string(), z.unknown()).optional(),
+  }).refine((b) => [b.root, b.generate, b.items].filter((x) => x !== undefined).length === 1, { message: 'give one of root (a published copy), generate (settings) or items (an item set folder)' }),
   models: z.array(BenchModel).default([]),
-  report: z.strictObject({ title: z.string().min(1).optional(), file: z.string().min(1).default('report.html') }).prefault({}),
+  report: z.strictObject({
+    title: z.string().min(1).optional(),
+    file: z.string().min(1).default('report.html'),
+    /** Episodic plug-ins: the item whose episodes the report replays step by step. */
+    replay: z.string().min(1).optional(),
+  }).prefault({}),
 });
 export type BenchPipelineConfig = z.infer<typeof BenchPipelineSchema>;
 
@@ -72,7 +85,8 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const b = benchmarks.get(config.benchmark.name); // unknown names fail here, with the list
   if (config.benchmark.generate && !b.generateItems) throw new GsrError(`${file}: benchmark ${b.name} has no generator (give root)`);
-  if (config.benchmark.root && !b.importItems) throw new GsrError(`${file}: benchmark ${b.name} has no importer (give generate)`);
+  if (config.benchmark.root && !b.importItems) throw new GsrError(`${file}: benchmark ${b.name} has no importer (give generate or items)`);
+  checkEpisodic(file, b, config);
   for (const m of config.models) {
     const n = answerAttemptsOf(m, b);
     if (b.maxAnswerAttempts !== undefined && n > b.maxAnswerAttempts) {
@@ -80,7 +94,29 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
     }
   }
   const root = config.benchmark.root === undefined ? undefined : abs(config.benchmark.root);
-  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root } }, skippedModels };
+  const items = config.benchmark.items === undefined ? undefined : abs(config.benchmark.items);
+  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root, items } }, skippedModels };
+}
+
+/** Episode and metric settings are checked when the file loads; only episodic plug-ins take them. */
+function checkEpisodic(file: string, b: Benchmark, config: BenchPipelineConfig): void {
+  const { episodes, metrics } = config.benchmark;
+  const hooks = b.episodes;
+  if (hooks === undefined) {
+    if (episodes !== undefined || metrics !== undefined || config.report.replay !== undefined) throw new GsrError(`${file}: benchmark ${b.name} is not episodic (episodes, metrics and report.replay are for episodic benchmarks)`);
+    return;
+  }
+  try {
+    hooks.parseSettings(episodes ?? {});
+    hooks.parseMetrics(metrics ?? {});
+  } catch (err) {
+    throw new GsrError(`${file}: ${errorMessage(err)}`);
+  }
+  for (const m of config.models) {
+    if (!Object.hasOwn(hooks.policies, m.kind) && !answerers.has(m.kind)) {
+      throw new GsrError(`${file}: model ${m.name}: unknown kind "${m.kind}" (${b.name}'s baselines: ${Object.keys(hooks.policies).join(', ')}; answerers: ${answerers.names().join(', ')})`);
+    }
+  }
 }
 
 const PROMPTS_FILE = 'prompts.jsonl';
@@ -114,25 +150,42 @@ function validator(b: Benchmark, items: ReadonlyMap<string, BenchItem>) {
   };
 }
 
+/** The dataset stage: a generated set, an item set folder taken as it is, or an imported copy. */
+function datasetStage(config: BenchPipelineConfig): Stage {
+  const b = config.benchmark;
+  if (b.items !== undefined) {
+    const dir = b.items;
+    return {
+      name: 'dataset', after: [], settings: { benchmark: b.name, items: dir },
+      // The set's own files: a changed item set reruns the pipeline.
+      fingerprint: async () => ({ items: await sha256File(join(dir, ITEMS_FILE), 'items file'), context: await sha256File(join(dir, CONTEXT_FILE), 'context file').catch(() => null) }),
+      run: async (ctx) => copyItemSet(dir, ctx.dir),
+    };
+  }
+  if (b.generate !== undefined) {
+    return {
+      name: 'dataset', after: [], settings: { benchmark: b.name, generate: b.generate },
+      run: async (ctx) => {
+        let started = false;
+        return generateBenchmark(b.name, b.generate!, ctx.dir, (_done, total) => {
+          if (!started) ctx.progress.start(total, 'items');
+          started = true;
+          ctx.progress.tick(1);
+        });
+      },
+    };
+  }
+  return {
+    name: 'dataset', after: [], settings: { benchmark: b.name, root: b.root },
+    run: async (ctx) => importBenchmark(b.name, b.root!, ctx.dir),
+  };
+}
+
 export function benchStages(config: BenchPipelineConfig): Stage[] {
   const b = config.benchmark;
+  if (benchmarks.get(b.name).episodes !== undefined) return episodicStages(config);
   return [
-    b.generate !== undefined
-      ? {
-        name: 'dataset', after: [], settings: { benchmark: b.name, generate: b.generate },
-        run: async (ctx) => {
-          let started = false;
-          return generateBenchmark(b.name, b.generate!, ctx.dir, (_done, total) => {
-            if (!started) ctx.progress.start(total, 'items');
-            started = true;
-            ctx.progress.tick(1);
-          });
-        },
-      }
-      : {
-        name: 'dataset', after: [], settings: { benchmark: b.name, root: b.root },
-        run: async (ctx) => importBenchmark(b.name, b.root!, ctx.dir),
-      },
+    datasetStage(config),
     {
       name: 'prompts', after: ['dataset'], settings: b.prompts,
       async run(ctx) {
@@ -220,6 +273,90 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         }
         const analysis = await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), { items: set.items, prompts, scores: { scored, cells }, outputs, title: config.report.title });
         await writeJsonAtomic(join(ctx.dir, 'analysis.json'), analysis ?? null);
+        return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText) };
+      },
+    },
+  ];
+}
+
+const EPISODES_FILE = 'episodes.jsonl';
+
+/**
+ * The stages of an episodic plug-in: dataset -> episodes -> score -> report. The episodes stage runs
+ * every model's episodes (baselines act directly; models answer each step through the run store in
+ * `.state/episodes/store.sqlite`, so a rerun after a kill replays the answers it has) and writes
+ * `<model>/episodes.jsonl`; score writes the plug-in's cells and analysis.
+ */
+function episodicStages(config: BenchPipelineConfig): Stage[] {
+  const b = config.benchmark;
+  const episodeSettings = b.episodes ?? {};
+  const readAll = async (dir: string) => {
+    const out = new Map<string, EpisodeRecord[]>();
+    for (const m of config.models) out.set(m.name, await readEpisodes(join(dir, m.name, EPISODES_FILE)));
+    return out;
+  };
+  return [
+    datasetStage(config),
+    {
+      name: 'episodes', after: ['dataset'],
+      settings: { episodes: episodeSettings, models: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined })) },
+      async run(ctx) {
+        const set = await loadItemSet(ctx.input('dataset'));
+        const hooks = set.benchmark.episodes;
+        if (hooks === undefined) throw new GsrError(`benchmark ${set.benchmark.name} is not episodic`);
+        const start = await hooks.prepare(set.items, hooks.parseSettings(episodeSettings), set.context);
+        const store = RunStore.open(join(ctx.stateDir, 'store.sqlite'));
+        const models = [];
+        try {
+          for (const m of config.models) {
+            const policy = Object.hasOwn(hooks.policies, m.kind) ? hooks.policies[m.kind] : undefined;
+            const answerer = policy ? undefined : await benchAnswerer(set.benchmark, set.items, m.kind, {
+              model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
+              temperature: m.temperature ?? 0, maxTokens: m.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
+            });
+            const actor = policy
+              ? { policy: policy(set.items, { name: m.name, seed: m.seed ?? 0 }) }
+              : { asker: new StoredAsker({ store, answerer: answerer!, settings: generation(m, 1), timeoutMs: m.timeout_ms }) };
+            ctx.progress.start(set.items.size, `${m.name} episodes`);
+            let r;
+            try {
+              r = await runEpisodes({ benchmark: set.benchmark, items: set.items, start, model: m.name, actor, concurrency: m.concurrency, signal: ctx.signal, onEpisode: (e) => ctx.progress.tick(1, e.status === 'failed') });
+            } finally {
+              await answerer?.close?.();
+            }
+            if (r.summary.interrupted) throw new Error('interrupted (answers so far are kept; run again to resume)');
+            await writeEpisodes(join(ctx.dir, m.name, EPISODES_FILE), r.records);
+            for (const k of r.summary.skipped.slice(0, 5)) ctx.notice(`${m.name}: item ${k.item} skipped: ${k.reason}`);
+            if (r.summary.failed > 0) ctx.notice(`${m.name}: ${r.summary.failed} episodes stopped by a failed request (run again to retry them)`);
+            models.push({ name: m.name, kind: m.kind, ...r.summary, skipped: r.summary.skipped.length, interrupted: undefined });
+          }
+        } finally {
+          store.close();
+        }
+        return { models };
+      },
+    },
+    {
+      name: 'score', after: ['dataset', 'episodes'], settings: { metrics: b.metrics ?? {} },
+      async run(ctx) {
+        const set = await loadItemSet(ctx.input('dataset'));
+        const hooks = set.benchmark.episodes!;
+        const { cells, analysis } = hooks.score(set.items, await readAll(ctx.input('episodes')), hooks.parseMetrics(b.metrics ?? {}));
+        await writeJsonAtomic(join(ctx.dir, 'cells.json'), cells);
+        await writeJsonAtomic(join(ctx.dir, 'analysis.json'), analysis);
+        return { cells: cells.length };
+      },
+    },
+    {
+      name: 'report', after: ['dataset', 'episodes', 'score'], settings: { title: config.report.title, file: config.report.file, replay: config.report.replay },
+      async run(ctx) {
+        const set = await loadItemSet(ctx.input('dataset'));
+        const cells = JSON.parse(await readFile(join(ctx.input('score'), 'cells.json'), 'utf8'));
+        const analysis = JSON.parse(await readFile(join(ctx.input('score'), 'analysis.json'), 'utf8')) as unknown;
+        await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), {
+          items: set.items, prompts: [], scores: { scored: [], cells }, outputs: new Map(), title: config.report.title, analysis,
+          episodes: { episodes: await readAll(ctx.input('episodes')), episodeSettings, replayItem: config.report.replay },
+        });
         return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText) };
       },
     },
