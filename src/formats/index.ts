@@ -120,6 +120,16 @@ export {
   type VhProperty,
   type VhState,
 } from './vh-graph.js';
+/** ET-Plan-Bench's released task files as imported (text only: criteria, plans, scene ids). */
+export {
+  EtPlanReleasedTaskSchema,
+  ReleasedCriterionSchema,
+  RELEASED_TASKS_FILE,
+  readEtPlanReleasedTasks,
+  writeEtPlanReleasedTasks,
+  type EtPlanReleasedTask,
+  type ReleasedCriterion,
+} from './et-plan-released.js';
 /** episodes.jsonl: multi-step episodes, every step the agent took. */
 export {
   EpisodeRecordSchema,

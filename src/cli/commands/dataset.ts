@@ -7,6 +7,7 @@ import { notice } from '../../util/log.js';
 import { createProgress } from '../../util/progress.js';
 import { GsrError } from '../../util/errors.js';
 import { registerSvatSynth } from './dataset-svat.js';
+import { importEtPlanCommand, registerEtPlanSynth } from './dataset-et-plan.js';
 
 function countTable(counts: Record<string, number>): string {
   const rows = Object.entries(counts);
@@ -32,7 +33,7 @@ export function registerDataset(program: Command): void {
   dataset
     .command('import')
     .description("Import a benchmark's files into a manifest (JSONL)")
-    .argument('<format>', 'dataset format: whatsup, or a benchmark plug-in (vsp)')
+    .argument('<format>', 'dataset format: whatsup, et-plan (ET-Plan-Bench\'s released task files, as text), or a benchmark plug-in (vsp)')
     .requiredOption('--root <dir>', "What'sUp data folder (holding the JSON files) or the folder holding data/; for a benchmark, its published copy")
     .requiredOption('--out <path>', 'manifest to write (JSONL); for a benchmark, the folder for items.jsonl and context.json')
     .option('--splits <list>', `comma-separated splits to read; each file must exist (${WHATSUP_FILES.map((s) => s.split).join(', ')})`)
@@ -41,6 +42,8 @@ export function registerDataset(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(
       action(async (format: string, opts: { root: string; out: string; splits?: string; skipInvalid?: boolean; sizes: boolean; json?: boolean }) => {
+        // ET-Plan-Bench's released files are text records of their own (released-tasks.jsonl), not items.
+        if (format === 'et-plan') return importEtPlanCommand(opts);
         if (format !== 'whatsup') {
           const { benchmarks, importBenchmark } = await import('../../benchmarks/index.js');
           if (!benchmarks.has(format)) throw new GsrError(`unknown dataset format "${format}" (known: whatsup, ${benchmarks.names().join(', ')})`);
@@ -96,6 +99,7 @@ export function registerDataset(program: Command): void {
   });
   registerSnorkelSynth(synth);
   registerSvatSynth(synth);
+  registerEtPlanSynth(synth);
 }
 
 function registerSnorkelSynth(synth: Command): void {
