@@ -1,8 +1,8 @@
 /**
  * The agent's actions: which engine actions it may use, their grammar as the prompt states it, how
- * the action is read from a reply, and the one-arm rule (docs/et-plan.md, "The step prompt").
+ * the action is read from a reply (docs/et-plan.md, "The step prompt"). The one-arm rule is monitor.ts's.
  */
-import { REL, lineText, nodeText, type ActionName, type EngineState, type ScriptLine } from './engine/index.js';
+import { REL, type ActionName, type EngineState } from './engine/index.js';
 
 /** Engine actions an agent may use (the paper's skills: navigation, open, close, grab, put, putin; plus find and drop). */
 export const AGENT_ACTIONS = ['WALK', 'FIND', 'GRAB', 'OPEN', 'CLOSE', 'PUTIN', 'PUTBACK', 'DROP'] as const satisfies readonly ActionName[];
@@ -49,17 +49,4 @@ export function extractAction(reply: string): string | null {
 export function heldBy(state: EngineState): number[] {
   const c = state.characterId;
   return [...state.out(c, REL.HOLDS_RH), ...state.out(c, REL.HOLDS_LH)];
-}
-
-/**
- * The one-arm rule of one-arm tasks: a grab while something is held fails, with a message in the
- * engine's style. Internal stand-in for the task generator's rule check (same contract: null when
- * the action is allowed).
- */
-export function internalOneArmCheck(state: EngineState, line: ScriptLine, arms: 1 | 2): string | null {
-  if (arms !== 1 || line.action !== 'GRAB') return null;
-  const held = heldBy(state);
-  if (held.length === 0) return null;
-  const c = state.node(state.characterId)!;
-  return `${nodeText(c)} already holds ${nodeText(state.node(held[0])!)} and this task allows one arm when executing "${lineText(line)}"`;
 }

@@ -7,13 +7,14 @@
 import type { ControllerAction, EpisodeRecord, EpisodeStep } from '../../formats/episodes.js';
 import { GsrError } from '../../util/errors.js';
 import type { DraftPrompt, Episode } from '../types.js';
-import { ACTION_GRAMMAR, AGENT_ACTIONS, extractAction, heldBy, internalOneArmCheck } from './actions.js';
+import { ACTION_GRAMMAR, AGENT_ACTIONS, extractAction, heldBy } from './actions.js';
 import { doorRouteLength, doorsOf, type Door } from './engine/distance.js';
 import {
-  EngineState, REL, executeLine, isCloseTo, nodePosition, parseScriptLine, roomOf, scriptLine, segmentLength,
+  EngineState, REL, executeLine, isCloseTo, nodePosition, parseScriptLine, roomOf, segmentLength,
   type EngineGraph, type ScriptLine, type Vec3,
 } from './engine/index.js';
-import { internalCriteriaProgress } from './episode-monitor.js';
+import { advanceCriteria, armsAllow, type CriteriaProgress } from './monitor.js';
+import { startState } from './plans.js';
 import { observationDigest, observationText, observe, type Observation } from './observation.js';
 import type { Perception } from './perception.js';
 import type { EpisodeSettings } from './settings.js';
@@ -39,7 +40,8 @@ export class EtPlanWorld {
   /** The base-graph room of `position` (for the door route). */
   private positionRoom: number | null;
   distance = 0;
-  progress: number;
+  /** The completion monitor over the states so far (monitor.ts). */
+  monitor: CriteriaProgress;
   /** Lines that executed without error, in order. */
   readonly actions: string[] = [];
   /** Engine actions tried (executed or failed; the paper protocol's step count). */
@@ -58,18 +60,21 @@ export class EtPlanWorld {
     const start = graph.node(item.start_room.id);
     if (start === undefined || !graph.isRoom(start.id)) throw new GsrError(`item ${item.id}: start room ${item.start_room.id} is not a room of ${item.apartment}`);
     // The character is walked into its start room before step 1 (task.ts); that walk is not counted.
-    const first = executeLine(EngineState.initial(graph), scriptLine('WALK', [{ name: start.className, id: start.id }]), { mode: 'repaired' });
-    if (!first.ok) throw new GsrError(`item ${item.id}: the character cannot walk to its start room ${start.id}`);
-    this.state = first.state;
+    this.state = startState(graph, start.id);
     this.position = nodePosition(graph, start.id);
     this.positionRoom = start.id;
     this.doors = route === 'doors' ? doorsOf(graph) : [];
     this.base = EngineState.initial(graph);
-    this.progress = internalCriteriaProgress(this.state, item.criteria, 0);
+    this.monitor = advanceCriteria(item, this.state);
+  }
+
+  /** Criteria steps met so far. */
+  get progress(): number {
+    return this.monitor.met;
   }
 
   get success(): boolean {
-    return this.progress === this.item.criteria.length;
+    return this.monitor.done;
   }
 
   observation(): Observation {
@@ -86,7 +91,7 @@ export class EtPlanWorld {
     if (!(AGENT_ACTIONS as readonly string[]).includes(line.action)) {
       return { ok: false, error: `action ${line.action} is not allowed (allowed: ${AGENT_ACTIONS.map((a) => a.toLowerCase()).join(', ')})`, line: text };
     }
-    const arm = internalOneArmCheck(this.state, line, this.item.arms);
+    const arm = armsAllow(this.item, this.state, line);
     if (arm !== null) return { ok: false, error: arm, line: text };
     const before = this.state;
     const out = executeLine(before, line, { mode: 'repaired' });
@@ -97,7 +102,7 @@ export class EtPlanWorld {
     const walked = line.action === 'WALK' || line.action === 'RUN' ||
       (line.action === 'FIND' && !(before.has(target, REL.ON, before.characterId) || this.graph.node(target)!.properties.has('BODY_PART') || isCloseTo(before, target)));
     if (walked) this.moveTo(target);
-    this.progress = internalCriteriaProgress(this.state, this.item.criteria, this.progress);
+    this.monitor = advanceCriteria(this.item, this.state, this.monitor);
     return { ok: true, error: null, line: text };
   }
 

@@ -29,6 +29,8 @@ export const etPlan: Benchmark<EtPlanItem> = {
   name: 'et-plan',
   title: 'ET-Plan-Bench: embodied task planning',
   parseItem: parseEtPlanItem,
+  // Loaded on demand: generation writes apartments; the episode loop needs none of it.
+  generateItems: async (settings, onProgress) => (await import('./synth.js')).generateEtPlanItems(settings, onProgress),
   buildPrompts: episodic,
   modes: ['clean'],
   judge: episodic,

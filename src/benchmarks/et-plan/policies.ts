@@ -6,7 +6,8 @@
  */
 import { keyedUniform } from '../../util/random.js';
 import type { BaselineOptions, Episode, EpisodePolicy } from '../types.js';
-import { AGENT_ACTIONS, heldBy, internalOneArmCheck } from './actions.js';
+import { AGENT_ACTIONS, heldBy } from './actions.js';
+import { armsAllow } from './monitor.js';
 import { REL, executeLine, isCloseTo, nodePosition, roomOf, scriptLine, segmentLength, type ActionName, type EngineState, type ScriptLine } from './engine/index.js';
 import { canonicalLine, StepEpisode, type EtPlanWorld } from './episode.js';
 import { goalsOf } from './paper-protocol.js';
@@ -53,7 +54,7 @@ export function admissibleActions(world: EtPlanWorld): ScriptLine[] {
         for (const x of held) candidates.push(line(state, action, x));
     }
   }
-  return candidates.filter((l) => internalOneArmCheck(state, l, item.arms) === null && executeLine(state, l, { mode: 'repaired' }).ok);
+  return candidates.filter((l) => armsAllow(item, state, l) === null && executeLine(state, l, { mode: 'repaired' }).ok);
 }
 
 const text = (world: EtPlanWorld, l: ScriptLine) => canonicalLine(world.graph, l);
@@ -100,10 +101,13 @@ interface GreedyMemory {
   /** Containers opened for exploring. */
   explored: Set<number>;
   visitedRooms: Set<number>;
-  /** Instances found wrong: used for a goal whose criteria step was still not met once all its goals were done. */
-  tried: Set<number>;
-  /** Goals done (by index), with the instance used (the place reached, the destination). */
-  finished: Map<number, number>;
+  /**
+   * What was used for a goal whose criteria step was still not met once all its goals were done: the
+   * place reached (`id`), or the object and destination put together (`object:dest`).
+   */
+  tried: Set<string>;
+  /** Goals done (by index), with what was used (as `tried` writes it). */
+  finished: Map<number, string>;
 }
 
 /**
@@ -113,8 +117,9 @@ interface GreedyMemory {
  * nearest one (straight line from where it stands) and acts on it: grab it (opening its closed
  * container first), open a closed destination, put. Otherwise it explores: the nearest closed
  * container in sight that it has not opened, else the nearest room it has not entered (all entered:
- * it starts over). When every goal of a criteria step is done and the step is still not met, the
- * instances it used count as wrong and the step's goals start again.
+ * it starts over). When every goal of a criteria step is done and the step is still not met, what it
+ * used (the object and destination put together; the place reached, in a step without placements)
+ * counts as wrong and the step's goals start again with other instances.
  */
 export function createGreedy(_items: ReadonlyMap<string, EtPlanItem>, o: BaselineOptions): EpisodePolicy {
   const memories = new WeakMap<Episode, GreedyMemory>();
@@ -141,10 +146,12 @@ function greedyAction(world: EtPlanWorld, m: GreedyMemory): ScriptLine | null {
   const open = () => goals.findIndex((g, i) => !m.finished.has(i) && world.progress <= g.step);
   let gi = open();
   if (gi < 0 || goals[gi].step > world.progress) {
-    // Every goal of the current criteria step is done, yet the step is not met: try other instances.
+    // Every goal of the current criteria step is done, yet the step is not met: try other instances. A place
+    // to reach beside a placement is where the placement ends anyway, so only the placements are suspect then.
+    const placing = goals.some((g) => g.step === world.progress && g.kind === 'place');
     for (const [i, used] of m.finished) {
       if (goals[i].step !== world.progress) continue;
-      m.tried.add(used);
+      if (!placing || goals[i].kind === 'place') m.tried.add(used);
       m.finished.delete(i);
     }
     gi = open();
@@ -152,20 +159,24 @@ function greedyAction(world: EtPlanWorld, m: GreedyMemory): ScriptLine | null {
   if (gi < 0) return null;
   const goal = goals[gi];
   const dist = (id: number) => segmentLength(world.position, nodePosition(graph, id));
-  const nearest = (cls: string) => [...m.seen].filter((id) => graph.node(id)!.className === cls && !m.tried.has(id) && !held.includes(id)).sort((a, b) => dist(a) - dist(b) || a - b)[0];
+  const byDistance = (ids: number[]) => ids.sort((a, b) => dist(a) - dist(b) || a - b);
+  const known = (cls: string) => byDistance([...m.seen].filter((id) => graph.node(id)!.className === cls && !held.includes(id)));
   const close = (id: number) => isCloseTo(state, id);
   const closedContainer = (id: number) => state.out(id, REL.INSIDE).find((p) => !graph.isRoom(p) && state.hasState(p, 'CLOSED') && graph.node(p)!.properties.has('CAN_OPEN'));
 
   if (goal.kind === 'reach') {
-    const t = nearest(goal.target.class);
+    const t = known(goal.target.class).find((id) => !m.tried.has(String(id)));
     if (t !== undefined) {
-      m.finished.set(gi, t);
+      m.finished.set(gi, String(t));
       return line(state, 'WALK', t);
     }
   } else {
+    const dests = known(goal.dest.class);
+    const untried = (o: number) => dests.filter((d) => !m.tried.has(`${o}:${d}`));
     const carried = held.find((h) => graph.node(h)!.className === goal.object.class);
     if (carried === undefined) {
-      const t = nearest(goal.object.class);
+      // The nearest instance not yet put on every destination seen (any, while no destination is known).
+      const t = known(goal.object.class).find((o) => dests.length === 0 || untried(o).length > 0);
       if (t !== undefined) {
         if (!close(t)) return line(state, 'WALK', t);
         const box = closedContainer(t);
@@ -173,18 +184,17 @@ function greedyAction(world: EtPlanWorld, m: GreedyMemory): ScriptLine | null {
         return line(state, 'GRAB', t);
       }
     } else {
-      const d = nearest(goal.dest.class);
+      const d = untried(carried)[0];
       if (d !== undefined) {
         if (!close(d)) return line(state, 'WALK', d);
         if (goal.relation === 'INSIDE' && state.hasState(d, 'CLOSED')) return line(state, 'OPEN', d);
-        m.finished.set(gi, d);
+        m.finished.set(gi, `${carried}:${d}`);
         return line(state, goal.relation === 'INSIDE' ? 'PUTIN' : 'PUTBACK', carried, d);
       }
     }
   }
   // Explore: the nearest closed container in sight not yet opened, else the nearest room not entered.
-  const boxes = world.observation().visible.filter((id) => !graph.isRoom(id) && !m.explored.has(id) && graph.node(id)!.properties.has('CAN_OPEN') && state.hasState(id, 'CLOSED'));
-  boxes.sort((a, b) => dist(a) - dist(b) || a - b);
+  const boxes = byDistance(world.observation().visible.filter((id) => !graph.isRoom(id) && !m.explored.has(id) && graph.node(id)!.properties.has('CAN_OPEN') && state.hasState(id, 'CLOSED')));
   if (boxes.length) {
     const b = boxes[0];
     if (!close(b)) return line(state, 'WALK', b);
@@ -198,5 +208,5 @@ function greedyAction(world: EtPlanWorld, m: GreedyMemory): ScriptLine | null {
     rooms = graph.rooms.filter((r) => r !== here);
   }
   if (rooms.length === 0) return null;
-  return line(state, 'WALK', [...rooms].sort((a, b) => dist(a) - dist(b) || a - b)[0]);
+  return line(state, 'WALK', byDistance([...rooms])[0]);
 }
