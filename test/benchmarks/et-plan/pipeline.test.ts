@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEpisodes } from '../../../src/formats/episodes.js';
-import { runBenchPipeline } from '../../../src/pipeline/bench.js';
+import { parseDocument } from 'yaml';
+import { loadBenchPipeline, runBenchPipeline } from '../../../src/pipeline/bench.js';
+import { REPO_ROOT } from '../../helpers/cli.js';
 import type { EtPlanAnalysis } from '../../../src/benchmarks/et-plan/report.js';
 import { crashTrial, runToEnd, snapshotTree, type CrashTarget } from '../../helpers/crash-matrix.js';
 import { startFakeServer } from '../../mllm/fake-server.js';
@@ -81,7 +83,49 @@ describe('the et-plan pipeline', () => {
   });
 });
 
+describe('pipelines/et-plan.yaml', () => {
+  it('runs offline on generated tasks (a smaller copy): the baselines, the oracle at 100%; the endpoint only with GSR_BASE_URL and GSR_MODEL', async () => {
+    const shipped = join(REPO_ROOT, 'pipelines', 'et-plan.yaml');
+    const withEndpoint = await loadBenchPipeline(shipped, { GSR_BASE_URL: 'http://127.0.0.1:9/v1', GSR_MODEL: 'm' });
+    expect(withEndpoint.config.models.at(-1)).toMatchObject({ kind: 'openai', model: 'm', base_url: 'http://127.0.0.1:9/v1' });
+    const dir = tmp();
+    const doc = parseDocument(readFileSync(shipped, 'utf8'));
+    doc.setIn(['benchmark', 'generate', 'apartments'], 1);
+    doc.setIn(['benchmark', 'generate', 'count'], 1);
+    doc.set('out', join(dir, 'out'));
+    const file = join(dir, 'et-plan.yaml');
+    writeFileSync(file, doc.toString());
+    const r = await runBenchPipeline(file, { env: {} });
+    const analysis = JSON.parse(readFileSync(join(dir, 'out', 'score', 'analysis.json'), 'utf8')) as EtPlanAnalysis;
+    expect(analysis.models.map((m) => m.model)).toEqual(['oracle', 'greedy', 'random', 'always-first']);
+    const oracle = analysis.rows.filter((x) => x.model === 'oracle' && x.subset === 'all');
+    expect(oracle.map((x) => x.task)).toEqual(['navigation', 'navigation-spatial', 'manipulation', 'manipulation-spatial', 'temporal', 'multi-one-arm', 'multi-two-arm', 'all']);
+    expect(oracle.every((x) => x.success_rate === 1)).toBe(true);
+    expect(readFileSync(r.report!, 'utf8')).toContain('id="sec-et-plan-replay"');
+  }, 300_000);
+});
+
 describe('the et-plan pipeline on a fake endpoint', () => {
+  it('the paper protocol: the model decides, the controller acts; baselines keep the step protocol', async () => {
+    const dir = tmp();
+    const server = await startFakeServer({ reply: (text) => fakeAgentReply(text) });
+    try {
+      await writeFixtureItemSet(join(dir, 'items'));
+      const file = pipelineFile(dir, join(dir, 'items'), `  - { name: oracle, kind: oracle }\n  - { name: fake, kind: openai, model: fake-model, base_url: ${server.url} }\n`, '  episodes: { protocol: paper, perception: near-field, perception_scope: occlusion }\n');
+      await runBenchPipeline(file, { env: {} });
+      const fake = await readEpisodes(join(dir, 'out', 'episodes', 'fake', 'episodes.jsonl'));
+      expect(fake.every((e) => e.variant === 'paper')).toBe(true);
+      expect(fake.flatMap((e) => e.steps).some((st) => st.action?.startsWith('rooms: '))).toBe(true);
+      expect(fake.flatMap((e) => e.steps).flatMap((st) => st.controller ?? []).some((c) => c.line.startsWith('[walk]'))).toBe(true);
+      expect(fake.every((e) => e.steps.every((st) => st.key !== null))).toBe(true);
+      const oracle = await readEpisodes(join(dir, 'out', 'episodes', 'oracle', 'episodes.jsonl'));
+      expect(oracle.every((e) => e.variant === 'step' && e.success)).toBe(true);
+      expect(server.totalRequests()).toBe(fake.reduce((n, e) => n + e.steps.length, 0));
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
   it('a kill -9 in the middle of the episodes, then a resume, gives the same episodes, results and report', async () => {
     const dir = tmp();
     const server = await startFakeServer({ latencyMs: 5, reply: (text) => fakeAgentReply(text) });
