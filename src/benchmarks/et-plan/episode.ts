@@ -56,6 +56,8 @@ export class EtPlanWorld {
     readonly graph: EngineGraph,
     readonly perception: Perception,
     readonly route: EpisodeSettings['route'],
+    /** The layout map's prompt lines, when the settings show it. */
+    readonly layout: string | null = null,
   ) {
     const start = graph.node(item.start_room.id);
     if (start === undefined || !graph.isRoom(start.id)) throw new GsrError(`item ${item.id}: start room ${item.start_room.id} is not a room of ${item.apartment}`);
@@ -185,13 +187,15 @@ export function stepSummary(s: Pick<EpisodeStep, 'action' | 'ok' | 'error' | 'co
   return `${what}: ${s.ok ? 'done' : 'failed'}`;
 }
 
-/** The task lines every prompt starts with. */
-export function taskLines(item: EtPlanItem): string[] {
+/** The task lines every prompt starts with (and the layout map, when shown). */
+export function taskLines(world: EtPlanWorld): string[] {
+  const { item } = world;
   return [
     'You are a household robot in an apartment. Complete the task below.',
     '',
     `Task: ${item.instruction}`,
     ...(item.arms === 1 ? ['Use one arm: hold at most one object at a time.'] : ['You may use both arms: you can hold two objects.']),
+    ...(world.layout === null ? [] : ['', world.layout]),
   ];
 }
 
@@ -201,7 +205,7 @@ export function stepPromptText(world: EtPlanWorld, steps: readonly EpisodeStep[]
   const last = steps[steps.length - 1];
   const lastText = last === undefined ? 'none yet.' : last.ok ? `${last.action}: done.` : `${last.action ?? '(no action read)'}: failed: ${last.error}`;
   return [
-    ...taskLines(world.item),
+    ...taskLines(world),
     '',
     `Step ${k} of at most ${world.item.step_cap}.`,
     observationText(world.state, world.observation()),

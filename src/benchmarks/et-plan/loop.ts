@@ -12,6 +12,7 @@ import type { Episode, EpisodeFactory } from '../types.js';
 import { EngineGraph } from './engine/index.js';
 import { EtPlanWorld, StepEpisode } from './episode.js';
 import { PaperEpisode } from './paper-protocol.js';
+import { layoutText } from './observation.js';
 import { nearFieldPerception, referencePerception, type Perception } from './perception.js';
 import { PROTOCOLS, type EpisodeSettings, type Protocol } from './settings.js';
 import type { EtPlanItem } from './task.js';
@@ -51,6 +52,12 @@ export type EpisodeMaker = (item: EtPlanItem, protocol: Protocol) => StepEpisode
 /** Episodes of a given protocol under the settings' perception and route. */
 export function episodeMaker(graphs: ReadonlyMap<string, EngineGraph | GsrError>, s: EpisodeSettings): EpisodeMaker {
   const perceptions = new WeakMap<EngineGraph, Perception>();
+  const layouts = new WeakMap<EngineGraph, string>();
+  const layoutOf = (graph: EngineGraph): string => {
+    let l = layouts.get(graph);
+    if (l === undefined) layouts.set(graph, (l = layoutText(graph)));
+    return l;
+  };
   const perceptionOf = (graph: EngineGraph, item: EtPlanItem): Perception => {
     if (!usesNearField(item, s)) return referencePerception;
     let p = perceptions.get(graph);
@@ -61,7 +68,7 @@ export function episodeMaker(graphs: ReadonlyMap<string, EngineGraph | GsrError>
     const graph = graphs.get(`${item.root}\0${item.apartment}`);
     if (graph === undefined) throw new GsrError(`item ${item.id}: apartment ${item.apartment} was not loaded`);
     if (graph instanceof GsrError) throw new GsrError(`item ${item.id}: ${graph.message}`);
-    const world = new EtPlanWorld(item, graph, perceptionOf(graph, item), s.route);
+    const world = new EtPlanWorld(item, graph, perceptionOf(graph, item), s.route, s.layout_map ? layoutOf(graph) : null);
     return protocol === 'paper' ? new PaperEpisode(world, protocol) : new StepEpisode(world, protocol);
   };
 }

@@ -5,6 +5,7 @@
  */
 import { sha256Hex } from '../../util/hash.js';
 import { REL, roomOf, type EngineGraph, type EngineState } from './engine/index.js';
+import { layoutMap } from './layout.js';
 
 const STRUCTURE = new Set(['Floor', 'Floors', 'Walls', 'Ceiling', 'Doors', 'Windows']);
 
@@ -102,5 +103,15 @@ export function observationText(state: EngineState, o: Observation): string {
     `Objects you see in ${roomName}:`,
     ...(objects.length ? objects : ['(none)']),
     ...(structure.length ? [`Floors, walls, doors and windows: ${structure.map((id) => nodeName(g, id)).join(', ')}.`] : []),
+  ].join('\n');
+}
+
+const at = (c: readonly number[]) => `(${c[0].toFixed(1)}, ${c[2].toFixed(1)})`;
+
+/** The layout map as prompt lines: each room and its large furniture, with positions (x, z) in metres. */
+export function layoutText(graph: EngineGraph): string {
+  return [
+    'Layout map (large furniture by room; positions x, z in metres):',
+    ...layoutMap(graph).map((r) => `- ${r.room.class} (${r.room.id}) ${at(r.center)}: ${r.furniture.map((f) => `${f.class} (${f.id}) ${at(f.center)}`).join(', ') || 'nothing large'}`),
   ].join('\n');
 }

@@ -83,7 +83,7 @@ export class PaperEpisode implements Episode {
     const k = this.steps.length + 1;
     const last = this.steps[this.steps.length - 1];
     const note = last !== undefined && !last.ok ? [`Your last reply could not be read: ${last.error}`, ''] : [];
-    const text = [...taskLines(item), '', `Decision ${k}; actions used: ${this.used()} of at most ${item.step_cap}.`, ...note, this.pending!.text].join('\n');
+    const text = [...taskLines(this.world), '', `Decision ${k}; actions used: ${this.used()} of at most ${item.step_cap}.`, ...note, this.pending!.text].join('\n');
     return { item: item.id, task: item.task, level: item.level, variant: this.variant, parts: [{ type: 'text', text }] };
   }
 

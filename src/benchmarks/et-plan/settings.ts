@@ -27,6 +27,8 @@ export const EpisodeSettingsSchema = z.strictObject({
   }).prefault({}),
   /** Moving distance: straight segments between walk targets (the released evaluation's), or through doors. */
   route: z.enum(['straight', 'doors']).default('straight'),
+  /** Show the layout map (large furniture by room, layout.ts) in every prompt: the paper's navigation with a layout map. */
+  layout_map: z.boolean().default(false),
 });
 export type EpisodeSettings = z.infer<typeof EpisodeSettingsSchema>;
 

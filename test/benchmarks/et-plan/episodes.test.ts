@@ -97,6 +97,14 @@ describe('the step protocol', () => {
     expect(text).toContain('- kitchentable (22)\n  - on: plate (23)\n  - on: apple (25)');
   });
 
+  it('layout_map shows the large furniture by room in every prompt, of both protocols', () => {
+    expect(textOf(stepEpisode('nav-book'))).not.toContain('Layout map');
+    const shown = textOf(stepEpisode('nav-book', { layout_map: true }));
+    expect(shown).toContain('Layout map (large furniture by room; positions x, z in metres):\n- kitchen (1) (0.0, 0.0): ');
+    expect(shown).toContain('- livingroom (2) (6.0, 0.0): ');
+    expect(textOf(make({ layout_map: true, protocol: 'paper' })(item('nav-book'), 'paper'))).toContain('Layout map');
+  });
+
   it('an invalid reply counts as a step; the step cap ends the episode', () => {
     const e = stepEpisode('nav-book');
     e.reply('I do not know.', 'k');
