@@ -17,13 +17,13 @@ import { nearFieldPerception, referencePerception, type Perception } from './per
 import { PROTOCOLS, type EpisodeSettings, type Protocol } from './settings.js';
 import type { EtPlanItem } from './task.js';
 
-/** The apartment file of an item, resolved inside its root. */
-export async function apartmentPath(item: EtPlanItem): Promise<string> {
-  if (item.root === undefined) throw new GsrError(`item ${item.id}: no root to resolve its apartment against`);
+/** The apartment file of an item, resolved inside its root (errors name the apartment, not the item). */
+async function apartmentPath(item: EtPlanItem): Promise<string> {
+  if (item.root === undefined) throw new GsrError(`no root to resolve apartment ${item.apartment} against`);
   try {
     return await confinedRealPath(join(item.root, item.apartment), item.root);
   } catch (err) {
-    throw err instanceof GsrError ? err : new GsrError(`item ${item.id}: cannot read apartment ${item.apartment}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
+    throw err instanceof GsrError ? err : new GsrError(`cannot read apartment ${item.apartment}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
   }
 }
 

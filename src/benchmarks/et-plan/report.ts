@@ -9,7 +9,8 @@ import type { EpisodeRecord } from '../../formats/episodes.js';
 import { escapeHtml as h } from '../../report/escape.js';
 import { vegaLiteToSvg } from '../../report/plots.js';
 import type { ReportInput, ReportSection, ReportTable, ScoreCell } from '../types.js';
-import { apartmentPath, episodeMaker, loadApartments, replayEpisode, type ReplayFrame } from './loop.js';
+import { GsrError } from '../../util/errors.js';
+import { episodeMaker, loadApartments, replayEpisode, type ReplayFrame } from './loop.js';
 import { metricRows, type EpisodeOutcome, type MetricRow } from './metrics.js';
 import { nodeName, objectLines } from './observation.js';
 import { METRIC_QUIRKS, parseEpisodeSettings, type MetricSettings } from './settings.js';
@@ -218,7 +219,6 @@ async function replaySection(input: ReportInput<EtPlanItem>): Promise<ReportSect
   if (episodes === undefined || episodes.size === 0) return null;
   const item = replayItem(input.items, episodes, input.replayItem);
   if (item === undefined) return { id: 'et-plan-replay', title: 'Episode replay', html: `<p class="warn">No episode of item ${h(input.replayItem ?? '')} to replay.</p>` };
-  await apartmentPath(item);
   const make = episodeMaker(await loadApartments([item]), parseEpisodeSettings(input.episodeSettings ?? {}));
   const targets = new Set([...item.targets.map((t) => t.id), ...item.criteria.flat().map((c) => c.to.id)]);
   const parts: string[] = [];
@@ -227,15 +227,22 @@ async function replaySection(input: ReportInput<EtPlanItem>): Promise<ReportSect
     const record = records.find((r) => r.item === item.id);
     if (record === undefined) continue;
     const frames: Frame[] = [];
-    replayEpisode(make, item, record, (f) => {
-      const o = f.world.observation();
-      const g = f.world.graph;
-      frames.push({
-        f: { step: f.step, differs: f.differs }, plan: floorPlan(f, targets), lines: objectLines(f.world.state, o),
-        held: o.held.length ? o.held.map((id) => nodeName(g, id)).join(', ') : 'nothing', room: o.room === null ? 'none' : nodeName(g, o.room),
-        progress: f.world.progress, distance: f.world.distance,
+    try {
+      replayEpisode(make, item, record, (f) => {
+        const o = f.world.observation();
+        const g = f.world.graph;
+        frames.push({
+          f: { step: f.step, differs: f.differs }, plan: floorPlan(f, targets), lines: objectLines(f.world.state, o),
+          held: o.held.length ? o.held.map((id) => nodeName(g, id)).join(', ') : 'nothing', room: o.room === null ? 'none' : nodeName(g, o.room),
+          progress: f.world.progress, distance: f.world.distance,
+        });
       });
-    });
+    } catch (err) {
+      // One episode that cannot be replayed (its apartment gone) never stops the report.
+      if (!(err instanceof GsrError)) throw err;
+      parts.push(`<p class="warn">${h(record.model)}: the episode of ${h(item.id)} cannot be replayed: ${h(err.message)}</p>`);
+      continue;
+    }
     parts.push(replayHtml(`replay-${m++}`, item, record, frames));
   }
   const note = '<p class="note">Each model\'s episode of one item, step by step: the floor plan (the character red, what it sees green, the task\'s objects ringed), the visible objects as the prompt lists them, and what is held. Click a step number or previous/next.</p>';

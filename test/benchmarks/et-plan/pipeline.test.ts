@@ -71,6 +71,12 @@ describe('the et-plan pipeline', () => {
     expect(r.stages.map((s) => s.status)).toEqual(['skipped', 'skipped', 'skipped', 'ran']);
     expect(r.tables!.join('\n')).toContain('(released)');
     expect(readFileSync(r.report!, 'utf8')).toContain('on <b>multi-two-arm</b>');
+    // An apartment gone since the episodes ran: the report says the replay cannot be made, and is written.
+    rmSync(join(dir, 'items', 'apartment.json'));
+    writeFileSync(file, readFileSync(file, 'utf8').replace('title: ET-Plan-Bench test', 'title: ET-Plan-Bench test again'));
+    const gone = await runBenchPipeline(file);
+    expect(gone.stages.map((s) => s.status)).toEqual(['skipped', 'skipped', 'skipped', 'ran']);
+    expect(readFileSync(gone.report!, 'utf8')).toMatch(/oracle: the episode of multi-two-arm cannot be replayed: item multi-two-arm: cannot read apartment apartment.json: ENOENT/);
   }, 120_000);
 
   it('refuses bad settings when the file loads', async () => {
