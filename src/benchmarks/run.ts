@@ -115,11 +115,12 @@ export function scoreModels(b: Benchmark, items: ReadonlyMap<string, BenchItem>,
 export type EpisodeReportInput = Pick<ReportInput, 'episodes' | 'episodeSettings' | 'replayItem'>;
 
 /**
- * Writes the HTML report of one benchmark run; returns the analysis it used: the one given (episodic
- * plug-ins compute theirs when scoring), else the plug-in's `analyze` of the cells.
+ * Writes the HTML report of one benchmark run; returns the analysis it used: `computed` when given
+ * (episodic plug-ins compute theirs when scoring), else the plug-in's `analyze` of the cells with the
+ * `analysis` settings.
  */
-export async function writeBenchReport(b: Benchmark, file: string, input: { items: ReadonlyMap<string, BenchItem>; prompts: readonly BenchPrompt[]; scores: BenchScores; outputs: ReadonlyMap<string, string>; title?: string; analysis?: unknown; episodes?: EpisodeReportInput }): Promise<unknown> {
-  const analysis = input.analysis ?? b.analyze?.(input.scores.cells);
+export async function writeBenchReport(b: Benchmark, file: string, input: { items: ReadonlyMap<string, BenchItem>; prompts: readonly BenchPrompt[]; scores: BenchScores; outputs: ReadonlyMap<string, string>; title?: string; analysis?: Record<string, unknown>; computed?: unknown; episodes?: EpisodeReportInput }): Promise<unknown> {
+  const analysis = input.computed ?? b.analyze?.(input.scores.cells, input.analysis);
   const tables = b.tables(input.scores.cells, analysis);
   const sections = (await b.sections?.({ items: input.items, prompts: new Map(input.prompts.map((p) => [p.key, p])), cells: input.scores.cells, scored: input.scores.scored, outputs: input.outputs, analysis, ...input.episodes })) ?? [];
   const note = b.episodes ? 'Success rates in %, over episodes (one per item and model).' : 'Accuracies in %, pooled over items.';

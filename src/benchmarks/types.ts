@@ -181,6 +181,12 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
    * never ask again). Answers are shared by every mode, so a model asking for more is an error.
    */
   readonly maxAnswerAttempts?: number;
+  /**
+   * Request settings the benchmark's protocol fixes (SVAT: a Yes/No completion of at most 5 new
+   * tokens, greedy). A pipeline model entry that sets its own overrides them; the settings in force
+   * are recorded with the run.
+   */
+  readonly requestDefaults?: { readonly max_tokens?: number; readonly temperature?: number };
   /** Baseline answerers by kind (answer from the items, not from a model). */
   readonly baselines: Readonly<Record<string, (items: ReadonlyMap<string, I>, options: BaselineOptions) => Answerer>>;
   /**
@@ -188,8 +194,11 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
    * counts once, correct when all its rotations are); default `scoreCells`.
    */
   aggregate?(scored: ScoredResponse[]): ScoreCell[];
-  /** Statistics over the score cells (per model and across models); JSON-serialisable. */
-  analyze?(cells: ScoreCell[]): unknown;
+  /**
+   * Statistics over the score cells (per model and across models); JSON-serialisable. `settings` are
+   * the report's analysis settings (a pipeline's `report.analysis`), as the plug-in documents them.
+   */
+  analyze?(cells: ScoreCell[], settings?: Record<string, unknown>): unknown;
   /** Tables for the report and the CLI. */
   tables(cells: ScoreCell[], analysis?: unknown): ReportTable[];
   /** Extra report sections (plots, galleries); optional. */

@@ -21,7 +21,7 @@ import { tableText } from '../report/bench-page.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
 import { readJsonlAll } from '../util/jsonl.js';
-import { Model } from '../formats/pipeline.js';
+import { Model, modelFolder } from '../formats/pipeline.js';
 import { runStages, type Stage } from './engine.js';
 import { parsePipelineText } from '../formats/pipeline-file.js';
 import { PipelineProgress } from './progress.js';
@@ -62,6 +62,8 @@ export const BenchPipelineSchema = z.strictObject({
     file: z.string().min(1).default('report.html'),
     /** Episodic plug-ins: the item whose episodes the report replays step by step. */
     replay: z.string().min(1).optional(),
+    /** The plug-in's analysis settings (e.g. SVAT's test alternative), as it documents them. */
+    analysis: z.record(z.string(), z.unknown()).optional(),
   }).prefault({}),
 });
 export type BenchPipelineConfig = z.infer<typeof BenchPipelineSchema>;
@@ -106,6 +108,7 @@ function checkEpisodic(file: string, b: Benchmark, config: BenchPipelineConfig):
     if (episodes !== undefined || metrics !== undefined || config.report.replay !== undefined) throw new GsrError(`${file}: benchmark ${b.name} is not episodic (episodes, metrics and report.replay are for episodic benchmarks)`);
     return;
   }
+  if (config.report.analysis !== undefined) throw new GsrError(`${file}: benchmark ${b.name} is episodic: its analysis settings are benchmark.metrics, not report.analysis`);
   try {
     hooks.parseSettings(episodes ?? {});
     hooks.parseMetrics(metrics ?? {});
@@ -122,8 +125,13 @@ function checkEpisodic(file: string, b: Benchmark, config: BenchPipelineConfig):
 const PROMPTS_FILE = 'prompts.jsonl';
 const RESPONSES_FILE = 'responses.jsonl';
 
-function generation(m: BenchPipelineConfig['models'][number], answerAttempts: number): GenerationSettings {
-  const s: GenerationSettings = { answerer: m.kind, model: m.name, endpoint_model: m.model ?? m.name, temperature: m.temperature ?? 0, max_tokens: m.max_tokens, seed: m.seed };
+/** A model's temperature and max_tokens: its own, else the plug-in's protocol defaults (temperature 0). */
+function requestOf(m: BenchPipelineConfig['models'][number], b: Benchmark): { temperature: number; max_tokens?: number } {
+  return { temperature: m.temperature ?? b.requestDefaults?.temperature ?? 0, max_tokens: m.max_tokens ?? b.requestDefaults?.max_tokens };
+}
+
+function generation(m: BenchPipelineConfig['models'][number], b: Benchmark, answerAttempts: number): GenerationSettings {
+  const s: GenerationSettings = { answerer: m.kind, model: m.name, endpoint_model: m.model ?? m.name, ...requestOf(m, b), seed: m.seed };
   if (m.kind === 'openai') s.base_url = m.base_url;
   if (m.structured_outputs) s.structured_outputs = m.structured_outputs;
   // Only when above 1, so runs that ask once keep their settings ids.
@@ -212,10 +220,10 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         try {
           for (const m of config.models) {
             const answerAttempts = answerAttemptsOf(m, set.benchmark);
-            const settings = generation(m, answerAttempts);
+            const settings = generation(m, set.benchmark, answerAttempts);
             const answerer = await benchAnswerer(set.benchmark, set.items, m.kind, {
               model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
-              temperature: m.temperature ?? 0, maxTokens: m.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
+              temperature: settings.temperature, maxTokens: settings.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
             });
             let r;
             try {
@@ -235,7 +243,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
               const record = toResponseRecord(row);
               return reasked ? { ...record, answer_attempts: (reasked.get(row.key) ?? 0) + 1 } : record;
             });
-            await writeJsonlAtomic(join(ctx.dir, m.name, RESPONSES_FILE), rows);
+            await writeJsonlAtomic(join(ctx.dir, modelFolder(m.name), RESPONSES_FILE), rows);
             const failed = rows.filter((x) => x.status === 'failed').length;
             if (failed > 0) ctx.notice(`${m.name}: ${failed} of ${keys.size} prompts failed (${Object.keys(r.failures).join(', ') || 'see responses'})`);
             const attempts = reasked ? { answer_attempts: answerAttempts, reasked: rows.reduce((a, row) => a + (reasked.get(row.key) ?? 0), 0) } : {};
@@ -253,7 +261,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         const set = await loadItemSet(ctx.input('dataset'));
         const prompts = await readBenchPrompts(join(ctx.input('prompts'), PROMPTS_FILE));
         const responses = new Map<string, ResponseLike[]>();
-        for (const m of config.models) responses.set(m.name, await readJsonlAll<ResponseLike>(join(ctx.input('answer'), m.name, RESPONSES_FILE)));
+        for (const m of config.models) responses.set(m.name, await readJsonlAll<ResponseLike>(join(ctx.input('answer'), modelFolder(m.name), RESPONSES_FILE)));
         const scores = scoreModels(set.benchmark, set.items, prompts, responses);
         await writeJsonlAtomic(join(ctx.dir, 'scores.jsonl'), scores.scored);
         await writeJsonAtomic(join(ctx.dir, 'cells.json'), scores.cells);
@@ -261,7 +269,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
       },
     },
     {
-      name: 'report', after: ['dataset', 'prompts', 'answer', 'score'], settings: { title: config.report.title, file: config.report.file },
+      name: 'report', after: ['dataset', 'prompts', 'answer', 'score'], settings: { title: config.report.title, file: config.report.file, analysis: config.report.analysis },
       async run(ctx) {
         const set = await loadItemSet(ctx.input('dataset'));
         const prompts = await readBenchPrompts(join(ctx.input('prompts'), PROMPTS_FILE));
@@ -269,9 +277,9 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         const cells = JSON.parse(await readFile(join(ctx.input('score'), 'cells.json'), 'utf8'));
         const outputs = new Map<string, string>();
         for (const m of config.models) {
-          for (const r of await readJsonlAll<ResponseLike>(join(ctx.input('answer'), m.name, RESPONSES_FILE))) outputs.set(`${m.name}\0${r.key}`, r.output);
+          for (const r of await readJsonlAll<ResponseLike>(join(ctx.input('answer'), modelFolder(m.name), RESPONSES_FILE))) outputs.set(`${m.name}\0${r.key}`, r.output);
         }
-        const analysis = await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), { items: set.items, prompts, scores: { scored, cells }, outputs, title: config.report.title });
+        const analysis = await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), { items: set.items, prompts, scores: { scored, cells }, outputs, title: config.report.title, analysis: config.report.analysis });
         await writeJsonAtomic(join(ctx.dir, 'analysis.json'), analysis ?? null);
         return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText) };
       },
@@ -310,13 +318,14 @@ function episodicStages(config: BenchPipelineConfig): Stage[] {
         try {
           for (const m of config.models) {
             const policy = Object.hasOwn(hooks.policies, m.kind) ? hooks.policies[m.kind] : undefined;
+            const settings = generation(m, set.benchmark, 1);
             const answerer = policy ? undefined : await benchAnswerer(set.benchmark, set.items, m.kind, {
               model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
-              temperature: m.temperature ?? 0, maxTokens: m.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
+              temperature: settings.temperature, maxTokens: settings.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
             });
             const actor = policy
               ? { policy: policy(set.items, { name: m.name, seed: m.seed ?? 0 }) }
-              : { asker: new StoredAsker({ store, answerer: answerer!, settings: generation(m, 1), timeoutMs: m.timeout_ms }) };
+              : { asker: new StoredAsker({ store, answerer: answerer!, settings, timeoutMs: m.timeout_ms }) };
             ctx.progress.start(set.items.size, `${m.name} episodes`);
             let r;
             try {
@@ -354,7 +363,7 @@ function episodicStages(config: BenchPipelineConfig): Stage[] {
         const cells = JSON.parse(await readFile(join(ctx.input('score'), 'cells.json'), 'utf8'));
         const analysis = JSON.parse(await readFile(join(ctx.input('score'), 'analysis.json'), 'utf8')) as unknown;
         await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), {
-          items: set.items, prompts: [], scores: { scored: [], cells }, outputs: new Map(), title: config.report.title, analysis,
+          items: set.items, prompts: [], scores: { scored: [], cells }, outputs: new Map(), title: config.report.title, computed: analysis,
           episodes: { episodes: await readAll(ctx.input('episodes')), episodeSettings, replayItem: config.report.replay },
         });
         return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText) };
@@ -389,7 +398,7 @@ export async function runBenchPipeline(file: string, options: BenchRunOptions = 
   const report = outcomes.find((o) => o.name === 'report')?.record.summary as { file: string; tables: string[] } | undefined;
   return {
     name: config.name, out: config.out, stages: outcomes.map((o) => ({ name: o.name, status: o.status, seconds: o.seconds })),
-    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [] as never[], regression: null,
+    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [] as never[], warnings: [], regression: null,
     report: report ? join(config.out, 'report', report.file) : null, tables: report?.tables,
   };
 }

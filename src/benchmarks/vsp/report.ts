@@ -7,6 +7,7 @@ import { COLOURS, runMoves, stacksKey, type BlockMove, type Stacks } from './blo
 import { PAPER_TASKS, type VspItem } from './item.js';
 import { STRICT_FIXES } from './judge.js';
 import { replayMaze, type Move } from './maze.js';
+import { formatP } from '../../util/stats.js';
 
 export interface VspAnalysis {
   summaries: VspModelSummary[];
@@ -80,7 +81,7 @@ export function vspTables(cells: ScoreCell[], analysis?: unknown): ReportTable[]
     id: 'regression', title: 'Across models: main-task success ~ perception + reasoning (OLS)', columns: ['mode', 'input', 'models', 'coefficient', 'estimate', '95% CI', 'p', 'R²'],
     rows: a.regressions.flatMap((r): ReportTable['rows'] => (r.fit === null
       ? [[r.mode, r.variant, null, r.note, null, null, null, null]]
-      : r.fit.coefficients.map((c) => [r.mode, r.variant, r.fit!.n, c.name, round(c.estimate), `[${round(c.ci[0])}, ${round(c.ci[1])}]`, round(c.p), round(r.fit!.r2)]))),
+      : r.fit.coefficients.map((c) => [r.mode, r.variant, r.fit!.n, c.name, round(c.estimate), `[${round(c.ci[0])}, ${round(c.ci[1])}]`, formatP(c.p), round(r.fit!.r2)]))),
   });
   return tables;
 }
