@@ -148,6 +148,28 @@ export interface EpisodeHooks<I extends BenchItem = BenchItem> {
   score(items: ReadonlyMap<string, I>, episodes: ReadonlyMap<string, readonly EpisodeRecord[]>, metrics: unknown): { cells: ScoreCell[]; analysis: unknown };
 }
 
+/** One answer of the refine stage, by item id: the stored response (a failed one after the runner's retries). */
+export interface RefineAnswer {
+  status: 'ok' | 'failed';
+  output: string;
+  error: string | null;
+}
+
+/**
+ * An optional pass of a model over generated items (ET-Plan-Bench: common-sense filtering and
+ * rephrasing, docs/et-plan.md "Filtering and rephrasing by an LLM"). The pipeline's refine stage asks
+ * `prompts` through the cached runner and gives the answers to `apply`, which returns the new item
+ * set. An answer that cannot be read is counted, never an error.
+ */
+export interface RefineHooks<I extends BenchItem = BenchItem> {
+  /** Checks the pipeline's `refine` settings (all but `model`); returns them with defaults. */
+  parseSettings(raw: Record<string, unknown>): unknown;
+  /** One keyed prompt per item (pure). */
+  prompts(items: Iterable<I>, settings: unknown): BenchPrompt[];
+  /** The items kept (changed as the answers say), the new context and counts; `model` names who answered. */
+  apply(set: ItemSet<I>, answers: ReadonlyMap<string, RefineAnswer>, settings: unknown, model: string): { set: ItemSet<I>; summary: Record<string, number>; problems: string[] };
+}
+
 export interface Benchmark<I extends BenchItem = BenchItem> {
   /** Registry name (`gsr dataset import <name>`, `benchmark: <name>` in a pipeline). */
   readonly name: string;
@@ -208,4 +230,6 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
    * instead of prompts -> answer -> score, and `buildPrompts`/`judge` refuse with a GsrError.
    */
   readonly episodes?: EpisodeHooks<I>;
+  /** An optional model pass over generated items before they are used (a pipeline's `benchmark.refine`). */
+  readonly refine?: RefineHooks<I>;
 }

@@ -9,12 +9,12 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import '../benchmarks/index.js';
-import { benchAnswerer, copyItemSet, generateBenchmark, importBenchmark, loadItemSet, scoreModels, writeBenchReport, CONTEXT_FILE, ITEMS_FILE } from '../benchmarks/run.js';
-import { benchmarks, runEpisodes, writeBenchPromptFile, type Benchmark, type ResponseLike } from '../benchmarks/index.js';
+import { benchAnswerer, copyItemSet, generateBenchmark, importBenchmark, loadItemSet, scoreModels, writeBenchReport, writeItemSet, CONTEXT_FILE, ITEMS_FILE } from '../benchmarks/run.js';
+import { benchmarks, runEpisodes, writeBenchPromptFile, type Benchmark, type RefineAnswer, type ResponseLike } from '../benchmarks/index.js';
 import { readEpisodes, writeEpisodes, type EpisodeRecord } from '../formats/episodes.js';
 import type { BenchItem } from '../formats/bench-item.js';
 import { isBenchPrompt, type AnyPrompt } from '../formats/prompts.js';
-import { readBenchPrompts } from '../formats/chat-prompt.js';
+import { readBenchPrompts, writeBenchPrompts } from '../formats/chat-prompt.js';
 import { answerers, RunStore, runPrompts, StoredAsker, toResponseRecord, type GenerationSettings } from '../mllm/index.js';
 import { sha256File } from '../util/hash.js';
 import { tableText } from '../report/bench-page.js';
@@ -55,6 +55,11 @@ export const BenchPipelineSchema = z.strictObject({
     episodes: z.record(z.string(), z.unknown()).optional(),
     /** Metric settings of an episodic plug-in, as it documents them. */
     metrics: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * An optional model pass over the items before they are used (ET-Plan-Bench: common-sense filtering
+     * and rephrasing): `model` is an endpoint entry as under `models`; the other keys are the plug-in's.
+     */
+    refine: z.object({ model: BenchModel }).catchall(z.unknown()).optional(),
   }).refine((b) => [b.root, b.generate, b.items].filter((x) => x !== undefined).length === 1, { message: 'give one of root (a published copy), generate (settings) or items (an item set folder)' }),
   models: z.array(BenchModel).default([]),
   report: z.strictObject({
@@ -100,12 +105,22 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
   return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root, items } }, skippedModels };
 }
 
-/** Episode and metric settings are checked when the file loads; only episodic plug-ins take them. */
+/** Episode, metric and refine settings are checked when the file loads; only episodic plug-ins take them. */
 function checkEpisodic(file: string, b: Benchmark, config: BenchPipelineConfig): void {
-  const { episodes, metrics } = config.benchmark;
+  const { episodes, metrics, refine } = config.benchmark;
+  if (refine !== undefined) {
+    if (b.refine === undefined) throw new GsrError(`${file}: benchmark ${b.name} has no refine stage`);
+    const { model, ...settings } = refine;
+    try {
+      b.refine.parseSettings(settings);
+    } catch (err) {
+      throw new GsrError(`${file}: ${errorMessage(err)}`);
+    }
+    if (!answerers.has(model.kind)) throw new GsrError(`${file}: benchmark.refine.model: unknown answerer kind "${model.kind}" (answerers: ${answerers.names().join(', ')})`);
+  }
   const hooks = b.episodes;
   if (hooks === undefined) {
-    if (episodes !== undefined || metrics !== undefined || config.report.replay !== undefined) throw new GsrError(`${file}: benchmark ${b.name} is not episodic (episodes, metrics and report.replay are for episodic benchmarks)`);
+    if (episodes !== undefined || metrics !== undefined || refine !== undefined || config.report.replay !== undefined) throw new GsrError(`${file}: benchmark ${b.name} is not episodic (episodes, metrics, refine and report.replay are for episodic benchmarks)`);
     return;
   }
   if (config.report.analysis !== undefined) throw new GsrError(`${file}: benchmark ${b.name} is episodic: its analysis settings are benchmark.metrics, not report.analysis`);
@@ -290,6 +305,65 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
 const EPISODES_FILE = 'episodes.jsonl';
 
 /**
+ * The refine stage: one prompt per item (the plug-in's), asked through the runner and the run store in
+ * `.state/refine/store.sqlite` (cached, resumable), then the plug-in's `apply` writes the item set
+ * the later stages use (items.jsonl, context.json), beside prompts.jsonl and responses.jsonl. A reply
+ * that cannot be read is counted by the plug-in, never fatal; a failed request keeps its item.
+ */
+function refineStage(refine: NonNullable<BenchPipelineConfig['benchmark']['refine']>): Stage {
+  const { model: m, ...raw } = refine;
+  return {
+    name: 'refine', after: ['dataset'], settings: { ...raw, model: { ...m, concurrency: undefined, timeout_ms: undefined } },
+    async run(ctx) {
+      const set = await loadItemSet(ctx.input('dataset'));
+      const hooks = set.benchmark.refine;
+      if (hooks === undefined) throw new GsrError(`benchmark ${set.benchmark.name} has no refine stage`);
+      const settings = hooks.parseSettings(raw);
+      const prompts = hooks.prompts(set.items.values(), settings);
+      const promptFile = join(ctx.dir, PROMPTS_FILE);
+      await writeBenchPrompts(promptFile, prompts);
+      const generationSettings = generation(m, set.benchmark, 1);
+      const store = RunStore.open(join(ctx.stateDir, 'store.sqlite'));
+      try {
+        const answerer = await benchAnswerer(set.benchmark, set.items, m.kind, {
+          model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
+          temperature: generationSettings.temperature, maxTokens: generationSettings.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
+        });
+        let r;
+        try {
+          r = await runPrompts({
+            prompts: promptFile, store, answerer, settings: generationSettings, concurrency: m.concurrency, timeoutMs: m.timeout_ms, signal: ctx.signal,
+            onStart: ({ toSend }) => ctx.progress.start(toSend, `${m.name} refine prompts`),
+            onResult: (e) => ctx.progress.tick(1, e.status === 'failed'),
+          });
+        } finally {
+          await answerer.close?.();
+        }
+        if (r.interrupted) throw new Error('interrupted (answers so far are kept; run again to resume)');
+        const sid = store.registerSettings(generationSettings);
+        const answers = new Map<string, RefineAnswer>();
+        const rows = [];
+        for (const p of prompts) {
+          const row = store.response(p.key, m.name, sid);
+          if (row === undefined) continue;
+          answers.set(p.item, { status: row.status, output: row.output, error: row.error });
+          rows.push(toResponseRecord(row));
+        }
+        await writeJsonlAtomic(join(ctx.dir, RESPONSES_FILE), rows);
+        const out = hooks.apply({ items: [...set.items.values()], context: set.context }, answers, settings, m.name);
+        for (const line of out.problems.slice(0, 5)) ctx.notice(`refine: ${line}`);
+        if (out.problems.length > 5) ctx.notice(`refine: ${out.problems.length - 5} more replies not used (refine/items.jsonl, field refined)`);
+        if (out.set.items.length === 0) throw new GsrError(`refine: no item was kept (${Object.entries(out.summary).map(([k, n]) => `${k} ${n}`).join(', ')})`);
+        await writeItemSet(set.benchmark.name, out.set, ctx.dir);
+        return { ...out.summary, cached: r.cached, requests: r.requests };
+      } finally {
+        store.close();
+      }
+    },
+  };
+}
+
+/**
  * The stages of an episodic plug-in: dataset -> episodes -> score -> report. The episodes stage runs
  * every model's episodes (baselines act directly; models answer each step through the run store in
  * `.state/episodes/store.sqlite`, so a rerun after a kill replays the answers it has) and writes
@@ -298,6 +372,8 @@ const EPISODES_FILE = 'episodes.jsonl';
 function episodicStages(config: BenchPipelineConfig): Stage[] {
   const b = config.benchmark;
   const episodeSettings = b.episodes ?? {};
+  // With a refine stage, the later stages take its item set instead of the dataset's.
+  const itemsFrom = b.refine === undefined ? 'dataset' : 'refine';
   const readAll = async (dir: string) => {
     const out = new Map<string, EpisodeRecord[]>();
     for (const m of config.models) out.set(m.name, await readEpisodes(join(dir, m.name, EPISODES_FILE)));
@@ -305,11 +381,12 @@ function episodicStages(config: BenchPipelineConfig): Stage[] {
   };
   return [
     datasetStage(config),
+    ...(b.refine === undefined ? [] : [refineStage(b.refine)]),
     {
-      name: 'episodes', after: ['dataset'],
+      name: 'episodes', after: [itemsFrom],
       settings: { episodes: episodeSettings, models: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined })) },
       async run(ctx) {
-        const set = await loadItemSet(ctx.input('dataset'));
+        const set = await loadItemSet(ctx.input(itemsFrom));
         const hooks = set.benchmark.episodes;
         if (hooks === undefined) throw new GsrError(`benchmark ${set.benchmark.name} is not episodic`);
         const start = await hooks.prepare(set.items, hooks.parseSettings(episodeSettings), set.context);
@@ -346,9 +423,9 @@ function episodicStages(config: BenchPipelineConfig): Stage[] {
       },
     },
     {
-      name: 'score', after: ['dataset', 'episodes'], settings: { metrics: b.metrics ?? {} },
+      name: 'score', after: [itemsFrom, 'episodes'], settings: { metrics: b.metrics ?? {} },
       async run(ctx) {
-        const set = await loadItemSet(ctx.input('dataset'));
+        const set = await loadItemSet(ctx.input(itemsFrom));
         const hooks = set.benchmark.episodes!;
         const { cells, analysis } = hooks.score(set.items, await readAll(ctx.input('episodes')), hooks.parseMetrics(b.metrics ?? {}));
         await writeJsonAtomic(join(ctx.dir, 'cells.json'), cells);
@@ -357,9 +434,9 @@ function episodicStages(config: BenchPipelineConfig): Stage[] {
       },
     },
     {
-      name: 'report', after: ['dataset', 'episodes', 'score'], settings: { title: config.report.title, file: config.report.file, replay: config.report.replay },
+      name: 'report', after: [itemsFrom, 'episodes', 'score'], settings: { title: config.report.title, file: config.report.file, replay: config.report.replay },
       async run(ctx) {
-        const set = await loadItemSet(ctx.input('dataset'));
+        const set = await loadItemSet(ctx.input(itemsFrom));
         const cells = JSON.parse(await readFile(join(ctx.input('score'), 'cells.json'), 'utf8'));
         const analysis = JSON.parse(await readFile(join(ctx.input('score'), 'analysis.json'), 'utf8')) as unknown;
         await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), {

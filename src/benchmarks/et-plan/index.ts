@@ -6,6 +6,7 @@ import { GsrError } from '../../util/errors.js';
 import type { Benchmark, EpisodeHooks } from '../types.js';
 import { episodeFactory, episodeMaker, loadApartments } from './loop.js';
 import { createAlwaysFirst, createGreedy, createOracle, createRandom } from './policies.js';
+import { etPlanRefine } from './refine.js';
 import { etPlanSections, etPlanTables, scoreEtPlan } from './report.js';
 import { parseEpisodeSettings, parseMetricSettings, type EpisodeSettings, type MetricSettings } from './settings.js';
 import { parseEtPlanItem, type EtPlanItem } from './task.js';
@@ -38,4 +39,5 @@ export const etPlan: Benchmark<EtPlanItem> = {
   tables: etPlanTables,
   sections: etPlanSections,
   episodes: etPlanEpisodes,
+  refine: etPlanRefine,
 };
