@@ -154,6 +154,14 @@ function generation(m: BenchPipelineConfig['models'][number], b: Benchmark, answ
   return s;
 }
 
+/** The answerer of a model entry (a one-turn baseline or an endpoint), asking with the settings in force. */
+function modelAnswerer(set: { benchmark: Benchmark; items: ReadonlyMap<string, BenchItem> }, m: BenchPipelineConfig['models'][number], s: GenerationSettings) {
+  return benchAnswerer(set.benchmark, set.items, m.kind, {
+    model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
+    temperature: s.temperature, maxTokens: s.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
+  });
+}
+
 /** The answers asked per prompt for a model: its own setting, else the plug-in's default, else 1. */
 function answerAttemptsOf(m: BenchPipelineConfig['models'][number], b: Benchmark): number {
   return m.answer_attempts ?? b.answerAttempts ?? 1;
@@ -236,10 +244,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
           for (const m of config.models) {
             const answerAttempts = answerAttemptsOf(m, set.benchmark);
             const settings = generation(m, set.benchmark, answerAttempts);
-            const answerer = await benchAnswerer(set.benchmark, set.items, m.kind, {
-              model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
-              temperature: settings.temperature, maxTokens: settings.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
-            });
+            const answerer = await modelAnswerer(set, m, settings);
             let r;
             try {
               r = await runPrompts({
@@ -325,10 +330,7 @@ function refineStage(refine: NonNullable<BenchPipelineConfig['benchmark']['refin
       const generationSettings = generation(m, set.benchmark, 1);
       const store = RunStore.open(join(ctx.stateDir, 'store.sqlite'));
       try {
-        const answerer = await benchAnswerer(set.benchmark, set.items, m.kind, {
-          model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
-          temperature: generationSettings.temperature, maxTokens: generationSettings.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
-        });
+        const answerer = await modelAnswerer(set, m, generationSettings);
         let r;
         try {
           r = await runPrompts({
@@ -396,10 +398,7 @@ function episodicStages(config: BenchPipelineConfig): Stage[] {
           for (const m of config.models) {
             const policy = Object.hasOwn(hooks.policies, m.kind) ? hooks.policies[m.kind] : undefined;
             const settings = generation(m, set.benchmark, 1);
-            const answerer = policy ? undefined : await benchAnswerer(set.benchmark, set.items, m.kind, {
-              model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
-              temperature: settings.temperature, maxTokens: settings.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
-            });
+            const answerer = policy ? undefined : await modelAnswerer(set, m, settings);
             const actor = policy
               ? { policy: policy(set.items, { name: m.name, seed: m.seed ?? 0 }) }
               : { asker: new StoredAsker({ store, answerer: answerer!, settings, timeoutMs: m.timeout_ms }) };
