@@ -353,6 +353,7 @@ function refineStage(refine: NonNullable<BenchPipelineConfig['benchmark']['refin
         }
         await writeJsonlAtomic(join(ctx.dir, RESPONSES_FILE), rows);
         const out = hooks.apply({ items: [...set.items.values()], context: set.context }, answers, settings, m.name);
+        if (out.summary.failed > 0) ctx.notice(`refine: ${out.summary.failed} requests failed; their items are kept unchanged (gsr pipeline run --force asks them again)`);
         for (const line of out.problems.slice(0, 5)) ctx.notice(`refine: ${line}`);
         if (out.problems.length > 5) ctx.notice(`refine: ${out.problems.length - 5} more replies not used (refine/items.jsonl, field refined)`);
         if (out.set.items.length === 0) throw new GsrError(`refine: no item was kept (${Object.entries(out.summary).map(([k, n]) => `${k} ${n}`).join(', ')})`);
@@ -412,7 +413,7 @@ function episodicStages(config: BenchPipelineConfig): Stage[] {
             if (r.summary.interrupted) throw new Error('interrupted (answers so far are kept; run again to resume)');
             await writeEpisodes(join(ctx.dir, m.name, EPISODES_FILE), r.records);
             for (const k of r.summary.skipped.slice(0, 5)) ctx.notice(`${m.name}: item ${k.item} skipped: ${k.reason}`);
-            if (r.summary.failed > 0) ctx.notice(`${m.name}: ${r.summary.failed} episodes stopped by a failed request (run again to retry them)`);
+            if (r.summary.failed > 0) ctx.notice(`${m.name}: ${r.summary.failed} episodes stopped by a failed request (gsr pipeline run --force asks them again)`);
             models.push({ name: m.name, kind: m.kind, ...r.summary, skipped: r.summary.skipped.length, interrupted: undefined });
           }
         } finally {
