@@ -13,6 +13,7 @@ import type { ItemSet, RefineAnswer, RefineHooks } from '../types.js';
 import { classLabel } from './classes.js';
 import { occlusionSubsets } from './generate.js';
 import { REFINE_OUTCOMES, type Criterion, type EtPlanItem, type NodeRef } from './task.js';
+import { RELATION_WORDS } from './templates.js';
 
 export const RefineSettingsSchema = z
   .strictObject({
@@ -38,11 +39,11 @@ type RefineOutcome = (typeof REFINE_OUTCOMES)[number] | 'dropped';
 /** The longest rewording taken (a longer one is rejected). */
 const MAX_INSTRUCTION = 400;
 
-const describe = (n: NodeRef | 'character') => (n === 'character' ? 'the robot' : `the ${classLabel(n.class)}`);
+const nodeWords = (n: NodeRef | 'character') => (n === 'character' ? 'the robot' : `the ${classLabel(n.class)}`);
 
 function criterionText(c: Criterion): string {
   const rel = c.relation === 'CLOSE' ? 'is next to' : c.relation === 'ON' ? 'is on' : 'is inside';
-  return `${describe(c.from)} ${rel} ${describe(c.to)}`;
+  return `${nodeWords(c.from)} ${rel} ${nodeWords(c.to)}`;
 }
 
 /** The objects a rewording must name: targets, the constraint's anchor and every criterion node. */
@@ -71,7 +72,7 @@ export function refineText(item: EtPlanItem, s: RefineSettings): string {
     `Task: ${item.instruction}`,
     `Done when${item.criteria.length > 1 ? ', in this order' : ''}:`,
     ...steps.map((x) => `  ${x}`),
-    ...(item.constraint ? [`The ${classLabel(item.targets[0].class)} meant is the one ${item.constraint.relation === 'CLOSE' ? 'next to' : item.constraint.relation === 'ON' ? 'on' : 'in'} the ${classLabel(item.constraint.anchor.class)}.`] : []),
+    ...(item.constraint ? [`The ${classLabel(item.targets[0].class)} meant is the one ${RELATION_WORDS.rel[item.constraint.relation]} ${classLabel(item.constraint.anchor.class)}.`] : []),
     '',
   ];
   if (s.filter) {
