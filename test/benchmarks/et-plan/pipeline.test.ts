@@ -86,6 +86,9 @@ describe('the et-plan pipeline', () => {
     await expect(bad('  episodes: { protocol: chat }\n')).rejects.toThrow(/et-plan episodes: protocol/);
     await expect(bad('  metrics: { quirks: [nope] }\n')).rejects.toThrow(/et-plan metrics: quirks/);
     await expect(bad('', '  - { name: x, kind: wizard }\n')).rejects.toThrow(/unknown kind "wizard".*baselines: oracle, random, greedy, always-first/);
+    const analysis = pipelineFile(dir, join(dir, 'items'), '  - { name: oracle, kind: oracle }\n');
+    writeFileSync(analysis, readFileSync(analysis, 'utf8').replace('title: ET-Plan-Bench test', 'title: ET-Plan-Bench test\n  analysis: { alternative: less }'));
+    await expect(runBenchPipeline(analysis)).rejects.toThrow(/et-plan is episodic: its analysis settings are benchmark.metrics, not report.analysis/);
   });
 });
 
