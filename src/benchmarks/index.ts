@@ -3,7 +3,8 @@ export type * from './types.js';
 export { benchmarks, registerBenchmark } from './registry.js';
 export { writeBenchPromptFile, benchPromptKey, BENCH_PROMPT_KEY_VERSION, type BenchPromptsSummary } from './prompts-file.js';
 export { scoreResponses, scoreCells, type ResponseLike } from './score.js';
-export { importBenchmark, generateBenchmark, loadItemSet, loadBenchmarkItems, answerAttemptsFor, benchValidator, benchAnswerer, scoreModels, writeBenchScores, writeBenchReport, countItems, ITEMS_FILE, CONTEXT_FILE, SCORES_FILE, CELLS_FILE, type ImportSummary, type BenchScores } from './run.js';
+export { runEpisodes, episodePrompt, type EpisodeActor, type RunEpisodesOptions, type EpisodesSummary } from './episodes.js';
+export { importBenchmark, generateBenchmark, copyItemSet, loadItemSet, loadBenchmarkItems, answerAttemptsFor, benchValidator, benchAnswerer, scoreModels, writeBenchScores, writeBenchReport, countItems, ITEMS_FILE, CONTEXT_FILE, SCORES_FILE, CELLS_FILE, type ImportSummary, type BenchScores, type EpisodeReportInput } from './run.js';
 
 import { registerBenchmark } from './registry.js';
 import { vsp } from './vsp/index.js';
@@ -14,3 +15,5 @@ import { whatsup } from './whatsup/index.js';
 registerBenchmark(whatsup);
 import { svat } from './svat/index.js';
 registerBenchmark(svat);
+import { etPlan } from './et-plan/index.js';
+registerBenchmark(etPlan);

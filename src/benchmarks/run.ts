@@ -4,7 +4,7 @@
  * report page.
  */
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { realpath, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { readBenchItems, writeBenchItems, type BenchItem } from '../formats/bench-item.js';
 import type { BenchPrompt } from '../formats/chat-prompt.js';
@@ -16,7 +16,7 @@ import { writeFileAtomic, writeJsonAtomic, writeJsonlAtomic } from '../util/fs.j
 import { readJsonFile } from '../util/jsonl.js';
 import { benchmarks } from './registry.js';
 import { scoreCells, scoreResponses, type ResponseLike } from './score.js';
-import type { Benchmark, ItemSet, ScoreCell, ScoredResponse } from './types.js';
+import type { Benchmark, ItemSet, ReportInput, ScoreCell, ScoredResponse } from './types.js';
 
 export const ITEMS_FILE = 'items.jsonl';
 export const CONTEXT_FILE = 'context.json';
@@ -65,6 +65,16 @@ export async function generateBenchmark(name: string, settings: Record<string, u
   const b = benchmarks.get(name);
   if (!b.generateItems) throw new GsrError(`benchmark ${name} is not generated (import it with gsr dataset import)`);
   return writeItemSet(name, await b.generateItems({ ...settings, out: outDir }, onProgress), outDir);
+}
+
+/**
+ * Takes an item set written earlier (items.jsonl and context.json, e.g. by `gsr dataset synth`) into
+ * `outDir`: every item is checked by its plug-in, and items without a root get the set's folder as
+ * theirs (its real path), so their files are read where they are.
+ */
+export async function copyItemSet(dir: string, outDir: string): Promise<ImportSummary> {
+  const set = await loadItemSet(await realpath(resolve(dir)).catch(() => resolve(dir)));
+  return writeItemSet(set.benchmark.name, { items: [...set.items.values()], context: set.context }, outDir);
 }
 
 /** Reads an item set back, each item checked by its plug-in; items without `root` get the set's folder. */
@@ -160,12 +170,20 @@ export async function writeBenchScores(dir: string, scores: BenchScores): Promis
   return files;
 }
 
-/** Writes the HTML report of one benchmark run; returns the analysis it computed. */
-export async function writeBenchReport(b: Benchmark, file: string, input: { items: ReadonlyMap<string, BenchItem>; prompts: readonly BenchPrompt[]; scores: BenchScores; outputs: ReadonlyMap<string, string>; title?: string; analysis?: Record<string, unknown> }): Promise<unknown> {
-  const analysis = b.analyze?.(input.scores.cells, input.analysis);
+/** What an episodic plug-in's report gets besides the shared inputs. */
+export type EpisodeReportInput = Pick<ReportInput, 'episodes' | 'episodeSettings' | 'replayItem'>;
+
+/**
+ * Writes the HTML report of one benchmark run; returns the analysis it used: `computed` when given
+ * (episodic plug-ins compute theirs when scoring), else the plug-in's `analyze` of the cells with the
+ * `analysis` settings.
+ */
+export async function writeBenchReport(b: Benchmark, file: string, input: { items: ReadonlyMap<string, BenchItem>; prompts: readonly BenchPrompt[]; scores: BenchScores; outputs: ReadonlyMap<string, string>; title?: string; analysis?: Record<string, unknown>; computed?: unknown; episodes?: EpisodeReportInput }): Promise<unknown> {
+  const analysis = input.computed ?? b.analyze?.(input.scores.cells, input.analysis);
   const tables = b.tables(input.scores.cells, analysis);
-  const sections = (await b.sections?.({ items: input.items, prompts: new Map(input.prompts.map((p) => [p.key, p])), cells: input.scores.cells, scored: input.scores.scored, outputs: input.outputs, analysis })) ?? [];
-  const html = renderBenchPage(input.title ?? b.title, tables, sections, new Date().toISOString(), 'Accuracies in %, pooled over items.');
+  const sections = (await b.sections?.({ items: input.items, prompts: new Map(input.prompts.map((p) => [p.key, p])), cells: input.scores.cells, scored: input.scores.scored, outputs: input.outputs, analysis, ...input.episodes })) ?? [];
+  const note = b.episodes ? 'Success rates in %, over episodes (one per item and model).' : 'Accuracies in %, pooled over items.';
+  const html = renderBenchPage(input.title ?? b.title, tables, sections, new Date().toISOString(), note);
   await writeFileAtomic(file, html);
   return analysis;
 }

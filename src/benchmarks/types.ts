@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { CellLike } from '../analysis/vsp.js';
 import type { BenchItem } from '../formats/bench-item.js';
 import type { BenchPrompt } from '../formats/chat-prompt.js';
+import type { EpisodeRecord, EpisodeStep } from '../formats/episodes.js';
 import type { Answerer } from '../mllm/types.js';
 import type { ReportSection, ReportTable } from '../report/bench-page.js';
 
@@ -87,6 +88,12 @@ export interface ReportInput<I extends BenchItem = BenchItem> {
   outputs: ReadonlyMap<string, string>;
   /** The analysis the plug-in computed (its `analyze` result), if any. */
   analysis?: unknown;
+  /** Episodic plug-ins: every model's episodes, by model name. */
+  episodes?: ReadonlyMap<string, readonly EpisodeRecord[]>;
+  /** Episodic plug-ins: the episode settings the episodes ran under (as the pipeline gave them). */
+  episodeSettings?: Record<string, unknown>;
+  /** Episodic plug-ins: the item whose episodes the report replays step by step (default: the plug-in's choice). */
+  replayItem?: string;
 }
 
 /** Options a baseline answerer factory gets. */
@@ -94,6 +101,74 @@ export interface BaselineOptions {
   /** Name of the model in results. */
   name: string;
   seed: number;
+}
+
+/**
+ * One running episode of an episodic benchmark. The loop (src/benchmarks/episodes.ts) asks for the next
+ * step's prompt, gets a reply (a model's, through the run store, or a baseline policy's action) and hands
+ * it back, until `done`.
+ */
+export interface Episode {
+  /** The task is done, the step cap reached, or nothing is left to try. */
+  readonly done: boolean;
+  /** The next step's single-turn prompt (text parts only). */
+  prompt(): DraftPrompt;
+  /** Applies one reply: reads the action, executes it and records the step. Never throws on model text. */
+  reply(text: string, key: string | null): EpisodeStep;
+  /** The episode's record; `failed` ends it early with a failed request's reason. */
+  record(model: string, failed?: string): EpisodeRecord;
+}
+
+export type EpisodeFactory<I extends BenchItem = BenchItem> = (item: I, actor: 'model' | 'policy') => Episode;
+
+/** A baseline that acts without a model: it reads the plug-in's own episode object (not a prompt). */
+export interface EpisodePolicy {
+  readonly name: string;
+  /** The reply for the episode's next step (an action in the benchmark's syntax). */
+  act(episode: Episode): string;
+}
+
+/** What an episodic plug-in adds (ET-Plan-Bench, docs/et-plan.md "The episode loop"). */
+export interface EpisodeHooks<I extends BenchItem = BenchItem> {
+  /** Checks the pipeline's `episodes` settings (a GsrError naming the key when bad); returns them with defaults. */
+  parseSettings(raw: Record<string, unknown>): unknown;
+  /**
+   * Loads what the episodes need (apartments, ...) and returns a factory of fresh episodes, one per
+   * item and actor (a plug-in may give baseline policies another protocol than models); `settings`
+   * is what parseSettings returned. The factory throws a GsrError for an item that cannot run.
+   */
+  prepare(items: ReadonlyMap<string, I>, settings: unknown, context: unknown): Promise<EpisodeFactory<I>>;
+  /** Baseline policies by kind. */
+  readonly policies: Readonly<Record<string, (items: ReadonlyMap<string, I>, options: BaselineOptions) => EpisodePolicy>>;
+  /** Checks the pipeline's `metrics` settings; returns them with defaults. */
+  parseMetrics(raw: Record<string, unknown>): unknown;
+  /**
+   * Metrics over every model's episodes: score cells (success per model, task, level, subset) for the
+   * shared code, and the plug-in's analysis (JSON) that its `tables` and `sections` read.
+   */
+  score(items: ReadonlyMap<string, I>, episodes: ReadonlyMap<string, readonly EpisodeRecord[]>, metrics: unknown): { cells: ScoreCell[]; analysis: unknown };
+}
+
+/** One answer of the refine stage, by item id: the stored response (a failed one after the runner's retries). */
+export interface RefineAnswer {
+  status: 'ok' | 'failed';
+  output: string;
+  error: string | null;
+}
+
+/**
+ * An optional pass of a model over generated items (ET-Plan-Bench: common-sense filtering and
+ * rephrasing, docs/et-plan.md "Filtering and rephrasing by an LLM"). The pipeline's refine stage asks
+ * `prompts` through the cached runner and gives the answers to `apply`, which returns the new item
+ * set. An answer that cannot be read is counted, never an error.
+ */
+export interface RefineHooks<I extends BenchItem = BenchItem> {
+  /** Checks the pipeline's `refine` settings (all but `model`); returns them with defaults. */
+  parseSettings(raw: Record<string, unknown>): unknown;
+  /** One keyed prompt per item (pure). */
+  prompts(items: Iterable<I>, settings: unknown): BenchPrompt[];
+  /** The items kept (changed as the answers say), the new context and counts; `model` names who answered. */
+  apply(set: ItemSet<I>, answers: ReadonlyMap<string, RefineAnswer>, settings: unknown, model: string): { set: ItemSet<I>; summary: Record<string, number>; problems: string[] };
 }
 
 export interface Benchmark<I extends BenchItem = BenchItem> {
@@ -157,4 +232,11 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   tables(cells: ScoreCell[], analysis?: unknown): ReportTable[];
   /** Extra report sections (plots, galleries); optional. */
   sections?(input: ReportInput<I>): Promise<ReportSection[]>;
+  /**
+   * Multi-step episodes (an episodic plug-in): its pipelines run dataset -> episodes -> score -> report
+   * instead of prompts -> answer -> score, and `buildPrompts`/`judge` refuse with a GsrError.
+   */
+  readonly episodes?: EpisodeHooks<I>;
+  /** An optional model pass over generated items before they are used (a pipeline's `benchmark.refine`). */
+  readonly refine?: RefineHooks<I>;
 }

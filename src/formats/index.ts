@@ -148,3 +148,15 @@ export {
   type EtPlanReleasedTask,
   type ReleasedCriterion,
 } from './et-plan-released.js';
+/** episodes.jsonl: multi-step episodes, every step the agent took. */
+export {
+  EpisodeRecordSchema,
+  EpisodeStepSchema,
+  ControllerActionSchema,
+  EPISODE_ENDS,
+  readEpisodes,
+  writeEpisodes,
+  type EpisodeRecord,
+  type EpisodeStep,
+  type ControllerAction,
+} from './episodes.js';

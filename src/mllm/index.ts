@@ -12,7 +12,7 @@ export { createOpenAiAnswerer, type OpenAiOptions } from './openai.js';
 /** The run store (SQLite, WAL): one committed row per response, claims for concurrent runners. */
 export { RunStore, settingsId, STORE_SCHEMA_VERSION, type GenerationSettings, type StoredResponse, type ClaimResult } from './store.js';
 /** Runs a prompt file through an answerer: bounded concurrency, timeouts, retries, resume. */
-export { runPrompts, type RunOptions, type RunSummary } from './runner.js';
+export { runPrompts, StoredAsker, type RunOptions, type RunSummary, type StoredAskerOptions, type StoredAnswer } from './runner.js';
 /** JSONL export of stored responses. */
 export { exportResponses, toResponseRecord, type ExportedResponse } from './responses.js';
 /** Import of other harnesses' answers: gsr JSONL, VLMEvalKit prediction files, lmms-eval samples. */

@@ -354,3 +354,76 @@ export async function answerPrompt(p: AnyPrompt, answerer: Answerer, o: AnswerPr
     }
   }
 }
+
+export interface StoredAskerOptions {
+  store: RunStore;
+  answerer: Answerer;
+  /** Model name and generation settings: with the prompt key they identify a response. */
+  settings: GenerationSettings;
+  /** Per-attempt limit, including reading the whole body. */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** How often to look again while another live runner holds the prompt (ms). */
+  pollMs?: number;
+}
+
+export interface StoredAnswer {
+  status: 'ok' | 'failed';
+  output: string;
+  error: string | null;
+  /** Replayed from the store (no request). */
+  cached: boolean;
+  /** HTTP requests made for it in this call. */
+  requests: number;
+}
+
+/**
+ * Asks single prompts through the run store, one at a time per call, for loops whose next prompt
+ * depends on the last answer (episodes): a stored ok answer is replayed; otherwise the prompt is
+ * claimed, asked with the runner's timeouts and retries (`answerPrompt`), and committed before the
+ * answer is returned, so a killed run replays every answer it had received.
+ */
+export class StoredAsker {
+  readonly sid: string;
+  private readonly policy: RetryPolicy;
+  private readonly timeoutMs: number;
+  private readonly leaseMs: number;
+
+  constructor(private readonly o: StoredAskerOptions) {
+    this.sid = o.store.registerSettings(o.settings);
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...o.retry };
+    this.timeoutMs = o.timeoutMs ?? 60_000;
+    this.leaseMs = (this.policy.maxRetries + 1) * (this.timeoutMs + Math.max(this.policy.maxDelayMs, this.policy.maxRetryAfterMs)) + 60_000;
+  }
+
+  /** The answer, or null when `signal` aborted first (nothing is committed then). */
+  async ask(p: AnyPrompt, signal: AbortSignal): Promise<StoredAnswer | null> {
+    const { store, settings } = this.o;
+    const model = settings.model;
+    for (;;) {
+      if (signal.aborted) return null;
+      const row = store.response(p.key, model, this.sid);
+      if (row?.status === 'ok') return { status: 'ok', output: row.output, error: row.error, cached: true, requests: 0 };
+      const claim = store.claim(p.key, model, this.sid, this.leaseMs);
+      if (claim === 'done') continue;
+      if (claim === 'busy') {
+        try {
+          await sleep(this.o.pollMs ?? 200, undefined, { signal });
+        } catch {
+          return null;
+        }
+        continue;
+      }
+      const r = await answerPrompt(p, this.o.answerer, { timeoutMs: this.timeoutMs, policy: this.policy, signal });
+      if (r === null) {
+        store.release(p.key, model, this.sid);
+        return null;
+      }
+      store.commit({
+        key: p.key, model, settings: this.sid, status: r.status, output: r.output, error: r.error, attempts: r.attempts,
+        latency_ms: r.latency_ms, started_at: r.started_at, finished_at: r.finished_at, ...storedPlace(p), source: 'run',
+      });
+      return { status: r.status, output: r.output, error: r.error, cached: false, requests: r.attempts };
+    }
+  }
+}

@@ -138,6 +138,7 @@ export class RunStore {
     else if (Number(version) !== STORE_SCHEMA_VERSION) throw new GsrError(`${path}: run store schema ${version}, this gsr reads ${STORE_SCHEMA_VERSION}`);
     this.stmts = {
       status: this.db.prepare(`SELECT status FROM responses WHERE key = ? AND model = ? AND settings = ?`).pluck(),
+      one: this.db.prepare(`SELECT * FROM responses WHERE key = ? AND model = ? AND settings = ?`),
       claimGet: this.db.prepare(`SELECT owner, host, pid, expires_at FROM claims WHERE key = ? AND model = ? AND settings = ?`),
       claimPut: this.db.prepare(
         `INSERT INTO claims VALUES (@key, @model, @settings, @owner, @host, @pid, @expires_at)
@@ -204,6 +205,12 @@ export class RunStore {
     if (held !== undefined && held.owner !== this.owner && held.expires_at > now && !(held.host === this.host && !pidAlive(held.pid))) return 'busy';
     this.stmts.claimPut.run({ key, model, settings, owner: this.owner, host: this.host, pid: process.pid, expires_at: now + leaseMs });
     return 'claimed';
+  }
+
+  /** The stored response of one prompt, model and settings id, if any. */
+  response(key: string, model: string, settings: string): StoredResponse | undefined {
+    const row = this.stmts.one.get(key, model, settings) as Row | undefined;
+    return row === undefined ? undefined : fromRow(row);
   }
 
   /** Drops this process's claim without a response (interrupted). */

@@ -9,10 +9,13 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import '../benchmarks/index.js';
-import { answerAttemptsFor, benchAnswerer, benchValidator, CELLS_FILE, generateBenchmark, importBenchmark, loadItemSet, SCORES_FILE, scoreModels, writeBenchReport, writeBenchScores } from '../benchmarks/run.js';
-import { benchmarks, writeBenchPromptFile, type Benchmark, type ResponseLike } from '../benchmarks/index.js';
-import { readBenchPrompts } from '../formats/chat-prompt.js';
-import { RunStore, runPrompts, toResponseRecord, type GenerationSettings } from '../mllm/index.js';
+import { answerAttemptsFor, benchAnswerer, benchValidator, CELLS_FILE, CONTEXT_FILE, copyItemSet, generateBenchmark, importBenchmark, ITEMS_FILE, loadItemSet, SCORES_FILE, scoreModels, writeBenchReport, writeBenchScores, writeItemSet } from '../benchmarks/run.js';
+import { benchmarks, runEpisodes, writeBenchPromptFile, type Benchmark, type RefineAnswer, type ResponseLike } from '../benchmarks/index.js';
+import { readEpisodes, writeEpisodes, type EpisodeRecord } from '../formats/episodes.js';
+import type { BenchItem } from '../formats/bench-item.js';
+import { readBenchPrompts, writeBenchPrompts } from '../formats/chat-prompt.js';
+import { answerers, RunStore, runPrompts, StoredAsker, toResponseRecord, type GenerationSettings } from '../mllm/index.js';
+import { sha256File } from '../util/hash.js';
 import { tableText } from '../report/bench-page.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
@@ -43,13 +46,26 @@ export const BenchPipelineSchema = z.strictObject({
     root: z.string().min(1).optional(),
     /** Generation settings (procedural benchmarks), as the plug-in documents them; instead of `root`. */
     generate: z.record(z.string(), z.unknown()).optional(),
+    /** An item set written earlier (items.jsonl and context.json, e.g. by `gsr dataset synth`); instead of `root`. */
+    items: z.string().min(1).optional(),
     /** Prompt settings, as the plug-in documents them. */
     prompts: z.record(z.string(), z.unknown()).default({}),
-  }).refine((b) => (b.root === undefined) !== (b.generate === undefined), { message: 'give either root (a published copy) or generate (settings), not both' }),
+    /** Episode settings of an episodic plug-in, as it documents them. */
+    episodes: z.record(z.string(), z.unknown()).optional(),
+    /** Metric settings of an episodic plug-in, as it documents them. */
+    metrics: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * An optional model pass over the items before they are used (ET-Plan-Bench: common-sense filtering
+     * and rephrasing): `model` is an endpoint entry as under `models`; the other keys are the plug-in's.
+     */
+    refine: z.object({ model: BenchModel }).catchall(z.unknown()).optional(),
+  }).refine((b) => [b.root, b.generate, b.items].filter((x) => x !== undefined).length === 1, { message: 'give one of root (a published copy), generate (settings) or items (an item set folder)' }),
   models: z.array(BenchModel).default([]),
   report: z.strictObject({
     title: z.string().min(1).optional(),
     file: z.string().min(1).default('report.html'),
+    /** Episodic plug-ins: the item whose episodes the report replays step by step. */
+    replay: z.string().min(1).optional(),
     /** The plug-in's analysis settings (e.g. SVAT's test alternative), as it documents them. */
     analysis: z.record(z.string(), z.unknown()).optional(),
   }).prefault({}),
@@ -75,14 +91,48 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const b = benchmarks.get(config.benchmark.name); // unknown names fail here, with the list
   if (config.benchmark.generate && !b.generateItems) throw new GsrError(`${file}: benchmark ${b.name} has no generator (give root)`);
-  if (config.benchmark.root && !b.importItems) throw new GsrError(`${file}: benchmark ${b.name} has no importer (give generate)`);
+  if (config.benchmark.root && !b.importItems) throw new GsrError(`${file}: benchmark ${b.name} has no importer (give generate or items)`);
+  checkEpisodic(file, b, config);
   for (const m of config.models) answerAttemptsFor(b, m.answer_attempts, `${file}: model ${m.name}`);
   const root = config.benchmark.root === undefined ? undefined : abs(config.benchmark.root);
+  const items = config.benchmark.items === undefined ? undefined : abs(config.benchmark.items);
   // `${VAR}` fills in the plug-in's own sections come as text: typed by its schemas, so the stage settings match a file that writes the number.
   const { generate: generateSchema, prompts: promptsSchema } = b.settingsSchemas ?? {};
   const generate = generateSchema && config.benchmark.generate ? typedBySchema(generateSchema, config.benchmark.generate) : config.benchmark.generate;
   const prompts = promptsSchema ? typedBySchema(promptsSchema, config.benchmark.prompts) : config.benchmark.prompts;
-  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root, generate, prompts } }, skippedModels };
+  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root, items, generate, prompts } }, skippedModels };
+}
+
+/** Episode, metric and refine settings are checked when the file loads; only episodic plug-ins take them. */
+function checkEpisodic(file: string, b: Benchmark, config: BenchPipelineConfig): void {
+  const { episodes, metrics, refine } = config.benchmark;
+  if (refine !== undefined) {
+    if (b.refine === undefined) throw new GsrError(`${file}: benchmark ${b.name} has no refine stage`);
+    const { model, ...settings } = refine;
+    try {
+      b.refine.parseSettings(settings);
+    } catch (err) {
+      throw new GsrError(`${file}: ${errorMessage(err)}`);
+    }
+    if (!answerers.has(model.kind)) throw new GsrError(`${file}: benchmark.refine.model: unknown answerer kind "${model.kind}" (answerers: ${answerers.names().join(', ')})`);
+  }
+  const hooks = b.episodes;
+  if (hooks === undefined) {
+    if (episodes !== undefined || metrics !== undefined || refine !== undefined || config.report.replay !== undefined) throw new GsrError(`${file}: benchmark ${b.name} is not episodic (episodes, metrics, refine and report.replay are for episodic benchmarks)`);
+    return;
+  }
+  if (config.report.analysis !== undefined) throw new GsrError(`${file}: benchmark ${b.name} is episodic: its analysis settings are benchmark.metrics, not report.analysis`);
+  try {
+    hooks.parseSettings(episodes ?? {});
+    hooks.parseMetrics(metrics ?? {});
+  } catch (err) {
+    throw new GsrError(`${file}: ${errorMessage(err)}`);
+  }
+  for (const m of config.models) {
+    if (!Object.hasOwn(hooks.policies, m.kind) && !answerers.has(m.kind)) {
+      throw new GsrError(`${file}: model ${m.name}: unknown kind "${m.kind}" (${b.name}'s baselines: ${Object.keys(hooks.policies).join(', ')}; answerers: ${answerers.names().join(', ')})`);
+    }
+  }
 }
 
 const PROMPTS_FILE = 'prompts.jsonl';
@@ -102,30 +152,55 @@ function generation(m: BenchPipelineConfig['models'][number], b: Benchmark, answ
   return s;
 }
 
+/** The answerer of a model entry (a one-turn baseline or an endpoint), asking with the settings in force. */
+function modelAnswerer(set: { benchmark: Benchmark; items: ReadonlyMap<string, BenchItem> }, m: BenchPipelineConfig['models'][number], s: GenerationSettings) {
+  return benchAnswerer(set.benchmark, set.items, m.kind, {
+    model: m.model ?? m.name, endpoints: endpointsOf(m.base_url), apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
+    temperature: s.temperature, maxTokens: s.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
+  });
+}
+
 /** The answers asked per prompt for a model: its own setting, else the plug-in's default, else 1 (checked when the file loads). */
 function answerAttemptsOf(m: BenchPipelineConfig['models'][number], b: Benchmark): number {
   return answerAttemptsFor(b, m.answer_attempts, `model ${m.name}`);
 }
 
+/** The dataset stage: a generated set, an item set folder taken as it is, or an imported copy. */
+function datasetStage(config: BenchPipelineConfig): Stage {
+  const b = config.benchmark;
+  if (b.items !== undefined) {
+    const dir = b.items;
+    return {
+      name: 'dataset', after: [], settings: { benchmark: b.name, items: dir },
+      // The set's own files: a changed item set reruns the pipeline.
+      fingerprint: async () => ({ items: await sha256File(join(dir, ITEMS_FILE), 'items file'), context: await sha256File(join(dir, CONTEXT_FILE), 'context file').catch(() => null) }),
+      run: async (ctx) => copyItemSet(dir, ctx.dir),
+    };
+  }
+  if (b.generate !== undefined) {
+    return {
+      name: 'dataset', after: [], settings: { benchmark: b.name, generate: b.generate },
+      run: async (ctx) => {
+        let started = false;
+        return generateBenchmark(b.name, b.generate!, ctx.dir, (_done, total) => {
+          if (!started) ctx.progress.start(total, 'items');
+          started = true;
+          ctx.progress.tick(1);
+        });
+      },
+    };
+  }
+  return {
+    name: 'dataset', after: [], settings: { benchmark: b.name, root: b.root },
+    run: async (ctx) => importBenchmark(b.name, b.root!, ctx.dir),
+  };
+}
+
 export function benchStages(config: BenchPipelineConfig): Stage[] {
   const b = config.benchmark;
+  if (benchmarks.get(b.name).episodes !== undefined) return episodicStages(config);
   return [
-    b.generate !== undefined
-      ? {
-        name: 'dataset', after: [], settings: { benchmark: b.name, generate: b.generate },
-        run: async (ctx) => {
-          let started = false;
-          return generateBenchmark(b.name, b.generate!, ctx.dir, (_done, total) => {
-            if (!started) ctx.progress.start(total, 'items');
-            started = true;
-            ctx.progress.tick(1);
-          });
-        },
-      }
-      : {
-        name: 'dataset', after: [], settings: { benchmark: b.name, root: b.root },
-        run: async (ctx) => importBenchmark(b.name, b.root!, ctx.dir),
-      },
+    datasetStage(config),
     {
       name: 'prompts', after: ['dataset'], settings: b.prompts,
       async run(ctx) {
@@ -153,10 +228,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
           for (const m of config.models) {
             const answerAttempts = answerAttemptsOf(m, set.benchmark);
             const settings = generation(m, set.benchmark, answerAttempts);
-            const answerer = await benchAnswerer(set.benchmark, set.items, m.kind, {
-              model: m.model ?? m.name, endpoints: endpointsOf(m.base_url), apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
-              temperature: settings.temperature, maxTokens: settings.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
-            });
+            const answerer = await modelAnswerer(set, m, settings);
             let r;
             try {
               r = await runPrompts({
@@ -212,6 +284,148 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         }
         const analysis = await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), { items: set.items, prompts, scores: { scored, cells }, outputs, title: config.report.title, analysis: config.report.analysis });
         await writeJsonAtomic(join(ctx.dir, 'analysis.json'), analysis ?? null);
+        return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText) };
+      },
+    },
+  ];
+}
+
+const EPISODES_FILE = 'episodes.jsonl';
+
+/**
+ * The refine stage: one prompt per item (the plug-in's), asked through the runner and the run store in
+ * `.state/refine/store.sqlite` (cached, resumable), then the plug-in's `apply` writes the item set
+ * the later stages use (items.jsonl, context.json), beside prompts.jsonl and responses.jsonl. A reply
+ * that cannot be read is counted by the plug-in, never fatal; a failed request keeps its item.
+ */
+function refineStage(refine: NonNullable<BenchPipelineConfig['benchmark']['refine']>): Stage {
+  const { model: m, ...raw } = refine;
+  return {
+    name: 'refine', after: ['dataset'], settings: { ...raw, model: { ...m, concurrency: undefined, timeout_ms: undefined } },
+    async run(ctx) {
+      const set = await loadItemSet(ctx.input('dataset'));
+      const hooks = set.benchmark.refine;
+      if (hooks === undefined) throw new GsrError(`benchmark ${set.benchmark.name} has no refine stage`);
+      const settings = hooks.parseSettings(raw);
+      const prompts = hooks.prompts(set.items.values(), settings);
+      const promptFile = join(ctx.dir, PROMPTS_FILE);
+      await writeBenchPrompts(promptFile, prompts);
+      const generationSettings = generation(m, set.benchmark, 1);
+      const store = RunStore.open(join(ctx.stateDir, 'store.sqlite'));
+      try {
+        const answerer = await modelAnswerer(set, m, generationSettings);
+        let r;
+        try {
+          r = await runPrompts({
+            prompts: promptFile, store, answerer, settings: generationSettings, concurrency: m.concurrency, timeoutMs: m.timeout_ms, signal: ctx.signal,
+            onStart: ({ toSend }) => ctx.progress.start(toSend, `${m.name} refine prompts`),
+            onResult: (e) => ctx.progress.tick(1, e.status === 'failed'),
+          });
+        } finally {
+          await answerer.close?.();
+        }
+        if (r.interrupted) throw new Error('interrupted (answers so far are kept; run again to resume)');
+        const sid = store.registerSettings(generationSettings);
+        const answers = new Map<string, RefineAnswer>();
+        const rows = [];
+        for (const p of prompts) {
+          const row = store.response(p.key, m.name, sid);
+          if (row === undefined) continue;
+          answers.set(p.item, { status: row.status, output: row.output, error: row.error });
+          rows.push(toResponseRecord(row));
+        }
+        await writeJsonlAtomic(join(ctx.dir, RESPONSES_FILE), rows);
+        const out = hooks.apply({ items: [...set.items.values()], context: set.context }, answers, settings, m.name);
+        if (out.summary.failed > 0) ctx.notice(`refine: ${out.summary.failed} requests failed; their items are kept unchanged (gsr pipeline run --force asks them again)`);
+        for (const line of out.problems.slice(0, 5)) ctx.notice(`refine: ${line}`);
+        if (out.problems.length > 5) ctx.notice(`refine: ${out.problems.length - 5} more replies not used (refine/items.jsonl, field refined)`);
+        if (out.set.items.length === 0) throw new GsrError(`refine: no item was kept (${Object.entries(out.summary).map(([k, n]) => `${k} ${n}`).join(', ')})`);
+        await writeItemSet(set.benchmark.name, out.set, ctx.dir);
+        return { ...out.summary, cached: r.cached, requests: r.requests };
+      } finally {
+        store.close();
+      }
+    },
+  };
+}
+
+/**
+ * The stages of an episodic plug-in: dataset -> episodes -> score -> report. The episodes stage runs
+ * every model's episodes (baselines act directly; models answer each step through the run store in
+ * `.state/episodes/store.sqlite`, so a rerun after a kill replays the answers it has) and writes
+ * `<model>/episodes.jsonl`; score writes the plug-in's cells and analysis.
+ */
+function episodicStages(config: BenchPipelineConfig): Stage[] {
+  const b = config.benchmark;
+  const episodeSettings = b.episodes ?? {};
+  // With a refine stage, the later stages take its item set instead of the dataset's.
+  const itemsFrom = b.refine === undefined ? 'dataset' : 'refine';
+  const readAll = async (dir: string) => {
+    const out = new Map<string, EpisodeRecord[]>();
+    for (const m of config.models) out.set(m.name, await readEpisodes(join(dir, m.name, EPISODES_FILE)));
+    return out;
+  };
+  return [
+    datasetStage(config),
+    ...(b.refine === undefined ? [] : [refineStage(b.refine)]),
+    {
+      name: 'episodes', after: [itemsFrom],
+      settings: { episodes: episodeSettings, models: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined })) },
+      async run(ctx) {
+        const set = await loadItemSet(ctx.input(itemsFrom));
+        const hooks = set.benchmark.episodes;
+        if (hooks === undefined) throw new GsrError(`benchmark ${set.benchmark.name} is not episodic`);
+        const start = await hooks.prepare(set.items, hooks.parseSettings(episodeSettings), set.context);
+        const store = RunStore.open(join(ctx.stateDir, 'store.sqlite'));
+        const models = [];
+        try {
+          for (const m of config.models) {
+            const policy = Object.hasOwn(hooks.policies, m.kind) ? hooks.policies[m.kind] : undefined;
+            const settings = generation(m, set.benchmark, 1);
+            const answerer = policy ? undefined : await modelAnswerer(set, m, settings);
+            const actor = policy
+              ? { policy: policy(set.items, { name: m.name, seed: m.seed ?? 0 }) }
+              : { asker: new StoredAsker({ store, answerer: answerer!, settings, timeoutMs: m.timeout_ms }) };
+            ctx.progress.start(set.items.size, `${m.name} episodes`);
+            let r;
+            try {
+              r = await runEpisodes({ benchmark: set.benchmark, items: set.items, start, model: m.name, actor, concurrency: m.concurrency, signal: ctx.signal, onEpisode: (e) => ctx.progress.tick(1, e.status === 'failed') });
+            } finally {
+              await answerer?.close?.();
+            }
+            if (r.summary.interrupted) throw new Error('interrupted (answers so far are kept; run again to resume)');
+            await writeEpisodes(join(ctx.dir, m.name, EPISODES_FILE), r.records);
+            for (const k of r.summary.skipped.slice(0, 5)) ctx.notice(`${m.name}: item ${k.item} skipped: ${k.reason}`);
+            if (r.summary.failed > 0) ctx.notice(`${m.name}: ${r.summary.failed} episodes stopped by a failed request (gsr pipeline run --force asks them again)`);
+            models.push({ name: m.name, kind: m.kind, ...r.summary, skipped: r.summary.skipped.length, interrupted: undefined });
+          }
+        } finally {
+          store.close();
+        }
+        return { models };
+      },
+    },
+    {
+      name: 'score', after: [itemsFrom, 'episodes'], settings: { metrics: b.metrics ?? {} },
+      async run(ctx) {
+        const set = await loadItemSet(ctx.input(itemsFrom));
+        const hooks = set.benchmark.episodes!;
+        const { cells, analysis } = hooks.score(set.items, await readAll(ctx.input('episodes')), hooks.parseMetrics(b.metrics ?? {}));
+        await writeJsonAtomic(join(ctx.dir, 'cells.json'), cells);
+        await writeJsonAtomic(join(ctx.dir, 'analysis.json'), analysis);
+        return { cells: cells.length };
+      },
+    },
+    {
+      name: 'report', after: [itemsFrom, 'episodes', 'score'], settings: { title: config.report.title, file: config.report.file, replay: config.report.replay },
+      async run(ctx) {
+        const set = await loadItemSet(ctx.input(itemsFrom));
+        const cells = JSON.parse(await readFile(join(ctx.input('score'), 'cells.json'), 'utf8'));
+        const analysis = JSON.parse(await readFile(join(ctx.input('score'), 'analysis.json'), 'utf8')) as unknown;
+        await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), {
+          items: set.items, prompts: [], scores: { scored: [], cells }, outputs: new Map(), title: config.report.title, computed: analysis,
+          episodes: { episodes: await readAll(ctx.input('episodes')), episodeSettings, replayItem: config.report.replay },
+        });
         return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText) };
       },
     },

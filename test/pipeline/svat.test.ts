@@ -27,7 +27,7 @@ describe('pipelines/svat.yaml', () => {
     expect(withEndpoint.config.models.at(-1)).toMatchObject({ kind: 'openai', model: 'm' });
     const both = join(dir, 'both.yaml');
     writeFileSync(both, 'name: x\nout: o\nbenchmark: { name: svat, root: r, generate: { count: 1 } }\n');
-    await expect(loadBenchPipeline(both, {})).rejects.toThrow('give either root (a published copy) or generate (settings), not both');
+    await expect(loadBenchPipeline(both, {})).rejects.toThrow('give one of root (a published copy), generate (settings) or items (an item set folder)');
   });
 
   it('runs offline on the baselines (a smaller copy of the shipped file) and writes the SVAT report section', () => {

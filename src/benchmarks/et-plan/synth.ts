@@ -119,6 +119,8 @@ export interface EtPlanContext {
   generation: Partial<Record<EtPlanFamily, Omit<FamilyResult, 'items'> & { kept: number }>>;
   /** Occlusion thresholds per family (the 20th percentile of target size, the 80th of start distance). */
   occlusion: { percentiles: typeof OCCLUSION; thresholds: ReturnType<typeof occlusionSubsets> };
+  /** Added by the LLM stage when it ran (refine.ts): the model, its settings and the counts. */
+  refine?: { model: string; settings: unknown; summary: Record<string, number> };
 }
 
 /**

@@ -41,6 +41,9 @@ export type Criterion = z.infer<typeof CriterionSchema>;
 /** A plan: engine script lines (`[walk] <kitchen> (205)`), in order. */
 export const PlanSchema = z.array(z.string().min(1));
 
+/** What the optional LLM stage (refine.ts) made of a task it kept; a task judged not sensible is dropped. */
+export const REFINE_OUTCOMES = ['passed', 'rephrased', 'unreadable', 'rephrase-rejected', 'failed'] as const;
+
 export const EtPlanItemSchema = z.looseObject({
   id: z.string().min(1),
   benchmark: z.literal('et-plan'),
@@ -86,6 +89,8 @@ export const EtPlanItemSchema = z.looseObject({
     ground_truth_distance: z.number().nonnegative(),
     oracle_distance: z.number().nonnegative(),
   }),
+  /** Set by the LLM stage: the model, the outcome, the template instruction before, and why the reply was not used. */
+  refined: z.strictObject({ model: z.string().min(1), outcome: z.enum(REFINE_OUTCOMES), template: z.string().min(1), problem: z.string().optional() }).optional(),
 });
 export type EtPlanItem = z.infer<typeof EtPlanItemSchema>;
 

@@ -1,0 +1,62 @@
+/**
+ * Settings of ET-Plan-Bench episodes (the pipeline's `benchmark.episodes`) and metrics
+ * (`benchmark.metrics`); docs/et-plan.md says where each default comes from.
+ */
+import { z } from 'zod';
+import { GsrError } from '../../util/errors.js';
+
+export const PROTOCOLS = ['step', 'paper'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+export const PERCEPTION_MODELS = ['reference', 'near-field'] as const;
+export type PerceptionModel = (typeof PERCEPTION_MODELS)[number];
+
+export const EpisodeSettingsSchema = z.strictObject({
+  /** step: one engine action per reply; paper: the LLM ranks rooms and picks objects, a fixed controller acts. */
+  protocol: z.enum(PROTOCOLS).default('step'),
+  /** reference: the engine's visible set; near-field: that set cut by distance and size. */
+  perception: z.enum(PERCEPTION_MODELS).default('reference'),
+  /** Where near-field perception applies: every item, or only items of an occlusion subset. */
+  perception_scope: z.enum(['all', 'occlusion']).default('all'),
+  near_field: z.strictObject({
+    /** Objects farther than this from the character are not seen (VirtualHome's FACING range: about 5). */
+    radius: z.number().positive().default(5),
+    /** Small objects are seen only this close (VirtualHome's CLOSE range: about 1.5). */
+    small_radius: z.number().nonnegative().default(1.5),
+    /** Small: bounding-box volume strictly below this percentile of the apartment's grabbable objects. */
+    small_percentile: z.number().min(0).max(100).default(20),
+  }).prefault({}),
+  /** Moving distance: straight segments between walk targets (the released evaluation's), or through doors. */
+  route: z.enum(['straight', 'doors']).default('straight'),
+  /** Show the layout map (large furniture by room, layout.ts) in every prompt: the paper's navigation with a layout map. */
+  layout_map: z.boolean().default(false),
+});
+export type EpisodeSettings = z.infer<typeof EpisodeSettingsSchema>;
+
+/** The released evaluation code's departures from the clean metric definitions (docs/et-plan.md, "Metrics"). */
+export const METRIC_QUIRKS = ['drop-zero-distance', 'ratio-one-when-longer', 'failures-at-cap', 'distance-successes-only'] as const;
+export type MetricQuirk = (typeof METRIC_QUIRKS)[number];
+
+export const MetricSettingsSchema = z.strictObject({
+  /** Quirks to apply, or `released` for all four; none by default (clean definitions). */
+  quirks: z.union([z.literal('released'), z.array(z.enum(METRIC_QUIRKS))]).default([]),
+});
+
+export interface MetricSettings {
+  quirks: ReadonlySet<MetricQuirk>;
+}
+
+function parse<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
+  const r = schema.safeParse(raw ?? {});
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new GsrError(`et-plan ${what}: ${issue.path.join('.') || '(settings)'}: ${issue.message}`);
+  }
+  return r.data;
+}
+
+export const parseEpisodeSettings = (raw: unknown): EpisodeSettings => parse(EpisodeSettingsSchema, raw, 'episodes');
+
+export function parseMetricSettings(raw: unknown): MetricSettings {
+  const s = parse(MetricSettingsSchema, raw, 'metrics');
+  return { quirks: new Set(s.quirks === 'released' ? METRIC_QUIRKS : s.quirks) };
+}
