@@ -1,4 +1,20 @@
-import { Command } from 'commander';
+/**
+ * The `gsr` command tree.
+ *
+ * Lazy loading (docs/cli.md, "Start-up"): `gsr --version`, `gsr --help` and every `--help` build the
+ * whole tree, so registering a command must stay cheap. A command module (src/cli/commands/) imports
+ * at its top only commander, ../action.js, ../parsers.js, ../exit.js, src/util's errors, log and
+ * progress, node: built-ins, `import type` of anything, and the small constant modules its options
+ * list (e.g. scoring/box-formats.js for `--box-format`). Its library code is imported inside the
+ * action, through one line per module:
+ *
+ *     const lib = () => import('../../scoring/index.js');
+ *     ...action(async (o) => { const { scoreReasoning } = await lib(); ... })
+ *
+ * test/cli/lazy.test.ts checks that start-up and help load no library module and no onnxruntime or
+ * sharp, and that commands which do not annotate never load them.
+ */
+import { Command, type ParseOptionsResult } from 'commander';
 import { registerDataset } from './commands/dataset.js';
 import { registerModels } from './commands/models.js';
 import { registerAnnotate } from './commands/annotate.js';
@@ -12,17 +28,49 @@ import { registerReview } from './commands/review.js';
 import { registerPipeline } from './commands/pipeline.js';
 import { registerWorker } from './commands/worker.js';
 import { registerQueue } from './commands/queue.js';
+import { EXIT } from './exit.js';
 import { VERSION } from '../util/version.js';
 
 /** Exit code of usage errors (bad option values, unknown options or commands, missing arguments). */
-export const USAGE_EXIT_CODE = 2;
+export const USAGE_EXIT_CODE = EXIT.usage;
+
+const HELP_FLAGS = new Set(['-h', '--help']);
+
+/** Commander's Command, with unknown options reported before a missing required option. */
+class GsrCommand extends Command {
+  override createCommand(name?: string): Command {
+    return new GsrCommand(name);
+  }
+
+  override parseOptions(argv: string[]): ParseOptionsResult {
+    const parsed = super.parseOptions(argv);
+    // Commander checks required options first, so `--manifset x` would read "required option
+    // --manifest not specified". An unknown option on a command that runs is the mistake to name:
+    // with it, no option counts as required, and commander then reports it with the nearest flag.
+    const leaf = this.commands.length === 0;
+    if (leaf && parsed.unknown.some((a) => a.startsWith('-') && a !== '-') && !parsed.unknown.some((a) => HELP_FLAGS.has(a))) {
+      for (const option of this.options) option.mandatory = false;
+    }
+    return parsed;
+  }
+}
+
+/**
+ * Commander's two-line "unknown option '--x'\n(Did you mean --y?)" as one line:
+ * "unknown option --x (did you mean --y?)".
+ */
+export function oneLineError(text: string): string {
+  return text
+    .replace(/^error: unknown (option|command) '([^']*)'/, 'error: unknown $1 $2')
+    .replace(/\n\(Did you mean (.+)\?\)\n?$/, ' (did you mean $1?)\n');
+}
 
 /**
  * The `gsr` command tree. Commander errors are thrown as CommanderError (exitOverride) rather than
  * exiting, so main.ts decides the exit code and tests can parse in-process.
  */
 export function buildProgram(): Command {
-  const program = new Command();
+  const program = new GsrCommand();
   program
     .name('gsr')
     .description('gsr-bench: grounded spatial reasoning evaluation of multimodal LLMs')
@@ -31,7 +79,7 @@ export function buildProgram(): Command {
     // Each command's options follow it, so a sub-command may reuse its parent's option names
     // (`gsr dataset synth --out` and `gsr dataset synth snorkel-spatial --out`).
     .enablePositionalOptions()
-    .configureOutput({ outputError: (str, write) => write(`gsr: ${str}`) });
+    .configureOutput({ outputError: (str, write) => write(`gsr: ${oneLineError(str)}`) });
 
   // Groups in data-flow order; subcommands inherit exitOverride and the output settings.
   registerDataset(program);

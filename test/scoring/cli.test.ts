@@ -17,7 +17,9 @@ describe('gsr score (CLI)', { timeout: 180_000 }, () => {
     writeFileSync(join(dir, 'responses.jsonl'), jsonl(responses) + '{not json\n' + JSON.stringify({ output: 'no key' }) + '\n');
     const out = join(dir, 'res');
     const r = runCli(['score', 'reasoning', '--prompts', join(dir, 'prompts.jsonl'), '--responses', join(dir, 'responses.jsonl'), '--out', out, '--json']);
-    expect(r.status).toBe(0);
+    // Scored, with two records skipped: exit 3 (docs/cli.md, "Exit codes").
+    expect(r.status).toBe(3);
+    expect(r.stderr).toMatch(/gsr: 2 of \d+ records failed; exit code 3:/);
     const printed = JSON.parse(r.stdout);
     expect(printed).toMatchObject({ model: 'llava-1.5', task: 'mc', splits: { 'whatsup-a': { n: 1, circular: 1, vanilla: 1, unparsed: 0 } }, total_average: { circular: 1, vanilla: 1 } });
     expect(r.stderr).toMatch(/responses\.jsonl:9: malformed JSON/);

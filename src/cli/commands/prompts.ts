@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
+import { reportItemFailures } from '../exit.js';
 import { choiceOption, parsePositiveInt } from '../parsers.js';
 import type { PromptTask } from '../../formats/prompts.js';
-import { buildPromptFile } from '../../prompts/index.js';
 import { GsrError } from '../../util/errors.js';
-import { notice } from '../../util/log.js';
+
+// Loaded when the command runs (src/cli/program.ts, "Lazy loading").
+const lib = () => import('../../prompts/index.js');
 
 const TASKS: PromptTask[] = ['tg', 'mc', 'grounding', 'dap'];
 
@@ -32,14 +34,18 @@ export function registerPrompts(program: Command): void {
     .action(
       action(async (o: { manifest: string; task: PromptTask; out: string; annotations?: string; permutations?: number; templates?: string; model?: string; base: 'tg' | 'mc'; depthStat: 'median' | 'mean'; splits?: string; relations?: string; json?: boolean }) => {
         if (o.model !== undefined && o.templates === undefined) throw new GsrError('--model selects templates and needs --templates FILE');
+        const { buildPromptFile } = await lib();
         const r = await buildPromptFile({
           manifest: o.manifest, task: o.task, out: resolve(o.out), annotations: o.annotations, permutations: o.permutations,
           templatesFile: o.templates, model: o.model, baseTask: o.base, depthStat: o.depthStat, splits: list(o.splits), relations: list(o.relations),
         });
-        for (const s of r.skipped.slice(0, 20)) notice(`skipped ${s.item}: ${s.reason}`);
-        if (r.skipped.length > 20) notice(`... and ${r.skipped.length - 20} more skipped items`);
-        if (o.json) return printJson(r);
-        process.stdout.write(`wrote ${r.prompts} ${r.task} prompts for ${r.items} items to ${r.out}${r.skipped.length ? ` (${r.skipped.length} items skipped)` : ''}\n`);
+        if (o.json) printJson(r);
+        else process.stdout.write(`wrote ${r.prompts} ${r.task} prompts for ${r.items} items to ${r.out}${r.skipped.length ? ` (${r.skipped.length} items skipped)` : ''}\n`);
+        if (r.items === 0 && r.skipped.length === 0) {
+          throw new GsrError(`${o.manifest}: no items${o.splits || o.relations ? ' match --splits/--relations' : ''}, so no prompts were written`);
+        }
+        const reasons = r.skipped.map((s) => `${s.item}: ${s.reason}`);
+        reportItemFailures('items', { failed: r.skipped.length, total: r.items + r.skipped.length, succeeded: r.items }, reasons);
       }),
     );
 }

@@ -1,34 +1,28 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
+import { reportItemFailures } from '../exit.js';
 import { choiceOption, fromLibrary, numberIn } from '../parsers.js';
-import { readCocoFile } from '../../formats/coco.js';
-import { readPromptFile } from '../../formats/prompts.js';
-import { readResponseFile } from '../../formats/responses.js';
 import type { SkippedRecord } from '../../util/jsonl.js';
-import {
-  BOX_FORMATS,
-  describeBoxFormat,
-  groundingUnparsed,
-  parseInputSizeSpec,
-  reasoningUnparsed,
-  resolveBoxFormat,
-  unparsedWarning,
-  scoreGrounding,
-  scoreReasoning,
-  writeGroundingResults,
-  writeReasoningResults,
-  type BoxFormatOption,
-  type ReasoningMode,
-} from '../../scoring/index.js';
+import { BOX_FORMATS } from '../../scoring/box-formats.js';
+import { parseInputSizeSpec } from '../../scoring/qwen-resize.js';
+import type { BoxFormatOption, ReasoningMode } from '../../scoring/index.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
 
+// Loaded when a command runs (src/cli/program.ts, "Lazy loading").
+const lib = async () => ({
+  ...(await import('../../scoring/index.js')),
+  ...(await import('../../formats/coco.js')),
+  ...(await import('../../formats/prompts.js')),
+  ...(await import('../../formats/responses.js')),
+});
+
 const MODES: ReasoningMode[] = ['circular', 'vanilla', 'both'];
 
-function reportSkipped(skipped: SkippedRecord[]): void {
-  for (const s of skipped.slice(0, 10)) notice(`skipped ${s.file}:${s.line}: ${s.reason}`);
-  if (skipped.length > 10) notice(`... and ${skipped.length - 10} more skipped records`);
+/** Records that could not be read are failed items: exit 3 (docs/cli.md, "Exit codes"). */
+function reportSkipped(skipped: SkippedRecord[], read: number): void {
+  reportItemFailures('records', { failed: skipped.length, total: read + skipped.length, succeeded: read }, skipped.map((s) => `skipped ${s.file}:${s.line}: ${s.reason}`));
 }
 
 /** Folder-safe model name for the default results folder. */
@@ -54,10 +48,11 @@ export function registerScore(program: Command): void {
     .option('--json', 'print the result JSON on stdout')
     .action(
       action(async (o: { prompts: string; responses: string; mode: ReasoningMode; model?: string; out?: string; json?: boolean }) => {
+        const { readPromptFile, readResponseFile, reasoningUnparsed, scoreReasoning, unparsedWarning, writeReasoningResults } = await lib();
         const skipped: SkippedRecord[] = [];
         const prompts = await readPromptFile(o.prompts, skipped);
         const responses = await readResponseFile(o.responses, skipped);
-        reportSkipped(skipped);
+        reportSkipped(skipped, prompts.length + responses.length);
         if (prompts.length === 0) throw new GsrError(`${o.prompts}: no prompt records`);
         const { result, items } = scoreReasoning(prompts, responses, { mode: o.mode, model: o.model });
         if (items.length === 0) throw new GsrError(`${o.prompts}: no TG, MC or DAP prompts (grounding prompts are scored by "gsr score grounding")`);
@@ -95,10 +90,11 @@ export function registerScore(program: Command): void {
     .option('--json', 'print the result JSON on stdout')
     .action(
       action(async (o: { responses: string; annotations: string; iou: number; boxFormat?: BoxFormatOption; imageSize?: ReturnType<typeof parseInputSizeSpec>; llavaPadded?: boolean; model?: string; out?: string; json?: boolean }) => {
+        const { describeBoxFormat, groundingUnparsed, readCocoFile, readResponseFile, resolveBoxFormat, scoreGrounding, unparsedWarning, writeGroundingResults } = await lib();
         const inputSize = o.imageSize;
         const skipped: SkippedRecord[] = [];
         const responses = await readResponseFile(o.responses, skipped);
-        reportSkipped(skipped);
+        reportSkipped(skipped, responses.length);
         const coco = await readCocoFile(o.annotations);
         const model = o.model ?? responses.find((r) => r.role)?.model ?? 'unknown';
         const resolved = resolveBoxFormat(o.boxFormat, model);
