@@ -72,9 +72,10 @@ export async function isBenchPipeline(file: string): Promise<boolean> {
 
 export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = process.env) {
   const text = await readFile(file, 'utf8');
-  const { config, skippedModels } = parsePipelineText(BenchPipelineSchema, text, file, env);
+  const { config, skippedModels, fromEnv } = parsePipelineText(BenchPipelineSchema, text, file, env);
   const base = dirname(resolve(file));
-  const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+  // As in formats/pipeline-file.ts: a path from an environment variable is relative to the working directory.
+  const abs = (p: string, where: string) => (isAbsolute(p) ? p : resolve(fromEnv.has(where) ? process.cwd() : base, p));
   const b = benchmarks.get(config.benchmark.name); // unknown names fail here, with the list
   if (config.benchmark.generate && !b.generateItems) throw new GsrError(`${file}: benchmark ${b.name} has no generator (give root)`);
   if (config.benchmark.root && !b.importItems) throw new GsrError(`${file}: benchmark ${b.name} has no importer (give generate)`);
@@ -84,8 +85,8 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
       throw new GsrError(`${file}: model ${m.name}: answer_attempts ${n} is above ${b.name}'s limit of ${b.maxAnswerAttempts} (its official protocol does not ask again)`);
     }
   }
-  const root = config.benchmark.root === undefined ? undefined : abs(config.benchmark.root);
-  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root } }, skippedModels };
+  const root = config.benchmark.root === undefined ? undefined : abs(config.benchmark.root, 'benchmark.root');
+  return { file: resolve(file), config: { ...config, out: abs(config.out, 'out'), benchmark: { ...config.benchmark, root } }, skippedModels };
 }
 
 const PROMPTS_FILE = 'prompts.jsonl';
