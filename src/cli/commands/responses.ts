@@ -2,8 +2,10 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
 import { deprecatedOption } from '../parsers.js';
-import { exportResponses, importResponses, RunStore } from '../../mllm/index.js';
 import { notice } from '../../util/log.js';
+
+// Loaded when a command runs (src/cli/program.ts, "Lazy loading"): the store opens SQLite.
+const lib = () => import('../../mllm/index.js');
 
 export function registerResponses(program: Command): void {
   const responses = program.command('responses').description('Import or export model responses as JSONL');
@@ -18,6 +20,7 @@ export function registerResponses(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(
       action(async (o: { store: string; out: string; model?: string; settings?: string; json?: boolean }) => {
+        const { exportResponses, RunStore } = await lib();
         const store = RunStore.open(resolve(o.store), { create: false });
         try {
           const r = await exportResponses(store, { out: resolve(o.out), model: o.model, settings: o.settings });
@@ -40,6 +43,7 @@ export function registerResponses(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(
       action(async (file: string, o: { model: string; store: string; prompts?: string; force?: boolean; json?: boolean }) => {
+        const { importResponses, RunStore } = await lib();
         const store = RunStore.open(resolve(o.store));
         try {
           const r = await importResponses(store, { file, model: o.model, prompts: o.prompts, replace: o.force });
@@ -60,6 +64,7 @@ export function registerResponses(program: Command): void {
     .option('--json', 'print as JSON')
     .action(
       action(async (o: { store: string; json?: boolean }) => {
+        const { RunStore } = await lib();
         const store = RunStore.open(resolve(o.store), { create: false });
         try {
           const rows = store.listSettings().map((s) => ({ model: s.model, settings_id: s.id, settings: s.settings, counts: store.counts({ model: s.model, settings: s.id }) }));
