@@ -6,9 +6,10 @@
  */
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { decodeSettings, loadImage } from '../perception/image.js';
+import { decodeRules, decodeSettings, loadImage } from '../perception/image.js';
 import { readConfined } from '../util/confined.js';
 import { lockOutputFolder } from '../util/lock.js';
+import { notice } from '../util/log.js';
 import { cudaProviderInstalled } from '../perception/runtime.js';
 import { depthEstimators, detectors, segmenters } from '../perception/registry.js';
 import type { DecodeOptions, Device, ModelLoadOptions, PluginProvenance, Precision, RgbImage, SessionTuning } from '../perception/types.js';
@@ -30,7 +31,7 @@ import {
 import type { DepthMap } from '../perception/types.js';
 import { writeAnnotationsFromJournal, type AnnotateSummary } from './assemble.js';
 import type { AnnotationInfo } from '../formats/coco.js';
-import { JOURNAL_FILE, openJournal, type JournalEntry } from './journal.js';
+import { JOURNAL_FILE, openJournal, type JournalEntry, type RunSettings } from './journal.js';
 import { describeModel, type ModelRecord } from './provenance.js';
 import type { AnnotateTarget } from './targets.js';
 import { ANNOTATIONS_FILE } from '../formats/coco.js';
@@ -399,20 +400,33 @@ export async function annotate(o: AnnotateOptions): Promise<AnnotateRunSummary> 
   }
 }
 
+/**
+ * The settings of a journal header written before every decoding rule was recorded (versions that
+ * decoded alpha, 16-bit grey or ICC profiles otherwise by default): the rules it names, and this
+ * run's for the others, which it cannot tell. Null when the header records them all.
+ */
+function olderDecoding(recorded: RunSettings, rules: Record<string, string>): RunSettings | null {
+  const named = recorded.decode ?? {};
+  if (typeof named !== 'object' || named === null || Object.keys(rules).every((k) => k in named)) return null;
+  return { ...recorded, decode: { ...rules, ...named } };
+}
+
 async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary> {
   const started = Date.now();
-  // Precision and decoding rules are recorded only when not the default, so journals of earlier
-  // default runs still resume.
-  const decoding = decodeSettings(o.decode);
+  // Precision is recorded only when not the default, so journals of earlier default runs still
+  // resume; the decoding rules always, since their defaults changed (olderDecoding).
   const settings = {
     detector: o.detector,
     segmenter: o.segmenter ?? null,
     depth: o.depth ?? null,
     params: o.params ?? {},
     ...(o.precision === 'int8' ? { precision: 'int8' } : {}),
-    ...(Object.keys(decoding).length > 0 ? { decode: decoding } : {}),
+    decode: decodeRules(o.decode),
   };
-  const journal = await openJournal(join(o.outDir, JOURNAL_FILE), settings, { restart: o.restart });
+  const journal = await openJournal(join(o.outDir, JOURNAL_FILE), settings, { restart: o.restart, fillOlder: (recorded) => olderDecoding(recorded, settings.decode) });
+  if (journal.older) {
+    notice(`${journal.path} was started by an older version of gsr-bench, whose decoding of images with alpha, 16-bit grey or an ICC profile may differ from this run's (docs/perception.md, "Decoding"); resuming it`);
+  }
   const annotationsPath = join(o.outDir, ANNOTATIONS_FILE);
   const isFinished = (t: AnnotateTarget) => {
     const status = journal.finished.get(t.itemId);

@@ -43,7 +43,8 @@ export async function importBenchmark(name: string, root: string, outDir: string
   return writeItemSet(name, await b.importItems(root, onProgress), outDir);
 }
 
-async function writeItemSet(name: string, set: ItemSet, outDir: string): Promise<ImportSummary> {
+/** Writes an item set (context.json, then items.jsonl); a failed write removes the context. */
+export async function writeItemSet(name: string, set: ItemSet, outDir: string): Promise<ImportSummary> {
   try {
     await writeJsonAtomic(join(outDir, CONTEXT_FILE), set.context ?? null);
     await writeBenchItems(join(outDir, ITEMS_FILE), set.items);

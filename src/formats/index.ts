@@ -135,3 +135,13 @@ export {
   type VhProperty,
   type VhState,
 } from './vh-graph.js';
+/** ET-Plan-Bench's released task files as imported (text only: criteria, plans, scene ids). */
+export {
+  EtPlanReleasedTaskSchema,
+  ReleasedCriterionSchema,
+  RELEASED_TASKS_FILE,
+  readEtPlanReleasedTasks,
+  writeEtPlanReleasedTasks,
+  type EtPlanReleasedTask,
+  type ReleasedCriterion,
+} from './et-plan-released.js';

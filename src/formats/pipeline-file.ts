@@ -15,6 +15,8 @@ export interface LoadedPipeline {
   config: PipelineConfig;
   /** Models left out because an `if_env` variable is not set, with why. */
   skippedModels: Array<{ name: string; reason: string }>;
+  /** Top-level sections (`photos`) left out because an `if_env` variable is not set, with why. */
+  skippedSections: Array<{ name: string; reason: string; unset: string[]; written: Record<string, unknown> }>;
 }
 
 type PathKey = string | number;
@@ -174,6 +176,7 @@ export interface PipelineTextCheck<T> {
   partial: Partial<T>;
   invalid: Set<string>;
   skippedModels: LoadedPipeline['skippedModels'];
+  skippedSections: LoadedPipeline['skippedSections'];
   /** Where a value starts with an environment variable's (for {@link resolvePaths}). */
   fromEnv: Set<string>;
   /** One line each, naming the file (and the line and key where the file has them). */
@@ -187,7 +190,7 @@ export interface PipelineTextCheck<T> {
  */
 export function checkPipelineText<S extends z.ZodType<WithModels>>(schema: S, text: string, file: string, env: NodeJS.ProcessEnv = process.env): PipelineTextCheck<z.infer<S>> {
   type T = z.infer<S>;
-  const result: PipelineTextCheck<T> = { config: null, partial: {}, invalid: new Set(), skippedModels: [], fromEnv: new Set(), problems: [] };
+  const result: PipelineTextCheck<T> = { config: null, partial: {}, invalid: new Set(), skippedModels: [], skippedSections: [], fromEnv: new Set(), problems: [] };
   const problems = result.problems;
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
@@ -223,8 +226,17 @@ export function checkPipelineText<S extends z.ZodType<WithModels>>(schema: S, te
     if (unset.length > 0) result.skippedModels.push({ name: m.name, reason: `${unset.join(', ')} not set` });
     return unset.length === 0;
   });
+  // A section with `if_env` (photos) is left out, before its references are filled, while a variable is unset.
+  const sections = Object.entries(data as Record<string, unknown>).filter(([name, v]) => {
+    const wanted = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as { if_env?: unknown }).if_env : undefined;
+    if (!Array.isArray(wanted)) return true;
+    const unset = (wanted as string[]).filter((n) => !env[n]);
+    if (unset.length > 0) result.skippedSections.push({ name, reason: `${unset.join(', ')} not set`, unset, written: v as Record<string, unknown> });
+    return unset.length === 0;
+  });
   const envProblems: string[] = [];
-  const config = interpolate(Array.isArray(data.models) ? { ...data, models: kept } : data, env, '', envProblems, result.fromEnv) as Record<string, unknown>;
+  const sectionsKept = Object.fromEntries(sections);
+  const config = interpolate(Array.isArray(data.models) ? { ...sectionsKept, models: kept } : sectionsKept, env, '', envProblems, result.fromEnv) as Record<string, unknown>;
   problems.push(...envProblems.map((p) => `${file}: ${p}`));
   for (const p of envProblems) bad.add(/^[A-Za-z_]+/.exec(p)![0]);
   // Values filled from the environment are checked again (without lines: they are not in the file).
@@ -287,10 +299,10 @@ function throwFirst(problems: readonly string[]): void {
  * line and key; `if_env` drops models; `${VAR}` references are filled and the result checked again.
  * Throws a one-line GsrError on the first problem ({@link checkPipelineText} lists them all).
  */
-export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, text: string, file: string, env: NodeJS.ProcessEnv = process.env): { config: z.infer<S>; skippedModels: LoadedPipeline['skippedModels']; fromEnv: Set<string> } {
+export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, text: string, file: string, env: NodeJS.ProcessEnv = process.env): { config: z.infer<S>; skippedModels: LoadedPipeline['skippedModels']; skippedSections: LoadedPipeline['skippedSections']; fromEnv: Set<string> } {
   const checked = checkPipelineText(schema, text, file, env);
   throwFirst(checked.problems);
-  return { config: checked.config!, skippedModels: checked.skippedModels, fromEnv: checked.fromEnv };
+  return { config: checked.config!, skippedModels: checked.skippedModels, skippedSections: checked.skippedSections, fromEnv: checked.fromEnv };
 }
 
 /**
@@ -298,8 +310,8 @@ export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, te
  * written in it. Throws a one-line GsrError on the first problem.
  */
 export function parsePipeline(text: string, file: string, env: NodeJS.ProcessEnv = process.env): LoadedPipeline {
-  const { config, skippedModels, fromEnv } = parsePipelineText(PipelineSchema, text, file, env);
-  return { file, config: resolvePaths(config, dirname(resolve(file)), fromEnv), skippedModels };
+  const { config, skippedModels, skippedSections, fromEnv } = parsePipelineText(PipelineSchema, text, file, env);
+  return { file, config: resolvePaths(config, dirname(resolve(file)), fromEnv), skippedModels, skippedSections };
 }
 
 async function readPipelineText(file: string): Promise<string> {
@@ -323,6 +335,7 @@ export interface PipelineFileCheck {
   config: Partial<PipelineConfig>;
   invalid: Set<string>;
   skippedModels: LoadedPipeline['skippedModels'];
+  skippedSections: LoadedPipeline['skippedSections'];
   problems: string[];
 }
 
@@ -332,8 +345,8 @@ export async function checkPipelineFile(file: string, env: NodeJS.ProcessEnv = p
   try {
     text = await readPipelineText(file);
   } catch (err) {
-    return { file: resolve(file), config: {}, invalid: new Set(['(file)']), skippedModels: [], problems: [errorMessage(err)] };
+    return { file: resolve(file), config: {}, invalid: new Set(['(file)']), skippedModels: [], skippedSections: [], problems: [errorMessage(err)] };
   }
   const c = checkPipelineText(PipelineSchema, text, file, env);
-  return { file: resolve(file), config: resolvePaths(c.partial as PipelineConfig, dirname(resolve(file)), c.fromEnv), invalid: c.invalid, skippedModels: c.skippedModels, problems: c.problems };
+  return { file: resolve(file), config: resolvePaths(c.partial as PipelineConfig, dirname(resolve(file)), c.fromEnv), invalid: c.invalid, skippedModels: c.skippedModels, skippedSections: c.skippedSections, problems: c.problems };
 }

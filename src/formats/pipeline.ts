@@ -50,9 +50,10 @@ const AnnotatorModels = z.strictObject({
   device: z.enum(['auto', 'cpu', 'cuda']).default('auto'),
   /** Folder of downloaded models (default models/ in the working directory). */
   models_dir: z.string().min(1).optional(),
-  /** Image decoding rules (docs/perception.md, "Decoding"; absent: the reference's, `drop` and `clip`). */
+  /** Image decoding rules (docs/perception.md, "Decoding"; absent: the reference's, `drop`, `clip` and `ignore`). */
   decode_alpha: z.enum(['drop', 'white']).optional(),
   decode_grey16: z.enum(['clip', 'high-byte']).optional(),
+  decode_icc: z.enum(['ignore', 'convert']).optional(),
 });
 
 const Annotations = z.strictObject({
@@ -143,9 +144,12 @@ const Report = z.strictObject({
 
 /**
  * Real photos annotated beside the main data: a What'sUp-layout folder, a detector, and reference
- * boxes the detector's hit rate is measured against (the demo: the 16 shipped photos and FastestDet).
+ * boxes the detector's hit rate is measured against (the demo: the 16 What'sUp sample photos and
+ * FastestDet, both from outside the repository).
  */
 const Photos = z.strictObject({
+  /** Environment variables that must be set for the stage to run; otherwise it is left out, with one line saying so. */
+  if_env: z.array(z.string().min(1)).optional(),
   /** Data folder in What'sUp's layout. */
   root: z.string().min(1),
   /** Detector id (boxes only). */

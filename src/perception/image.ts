@@ -10,20 +10,24 @@ import type { DecodeOptions, RgbImage } from './types.js';
 /** A file path, or encoded bytes. */
 export type ImageSource = string | Uint8Array;
 
-/**
- * The rules of `o` that differ from the reference, by the names runs record them under
- * (`info.models[].settings`, the journal header): empty for the reference decoding.
- */
+/** Every rule of `o`, the reference's where absent, by the names runs record them under (the journal header). */
+export function decodeRules(o: DecodeOptions = {}): Record<string, string> {
+  return { decode_alpha: o.alpha ?? 'drop', decode_grey16: o.grey16 ?? 'clip', decode_icc: o.icc ?? 'ignore' };
+}
+
+/** The rules of `o` that differ from the reference (as `info.models[].settings` records them): empty for the reference decoding. */
 export function decodeSettings(o: DecodeOptions = {}): Record<string, string> {
-  return {
-    ...(o.alpha !== undefined && o.alpha !== 'drop' ? { decode_alpha: o.alpha } : {}),
-    ...(o.grey16 !== undefined && o.grey16 !== 'clip' ? { decode_grey16: o.grey16 } : {}),
-  };
+  const reference = decodeRules();
+  return Object.fromEntries(Object.entries(decodeRules(o)).filter(([k, v]) => v !== reference[k]));
 }
 
 const bufferOf = (source: ImageSource) => (typeof source === 'string' ? source : Buffer.from(source.buffer, source.byteOffset, source.byteLength));
-/** sharp on `source`, failing on damaged data; `limit` is checked on the header, before any pixel is decoded. */
-const sharpOf = (source: ImageSource, limit: number | false = maxImagePixels()) => sharp(bufferOf(source), { failOn: 'warning', limitInputPixels: limit });
+/**
+ * sharp on `source`, failing on damaged data; `limit` is checked on the header, before any pixel is
+ * decoded. An embedded ICC profile is ignored unless `decode.icc` is `convert`.
+ */
+const sharpOf = (source: ImageSource, decode: DecodeOptions, limit: number | false = maxImagePixels()) =>
+  sharp(bufferOf(source), { failOn: 'warning', limitInputPixels: limit, ignoreIcc: decode.icc !== 'convert' });
 
 function sourceName(source: ImageSource, label?: string): string {
   return label ?? (typeof source === 'string' ? source : 'image buffer');
@@ -67,12 +71,13 @@ async function decodeError(source: ImageSource, name: string, err: unknown): Pro
 }
 
 /**
- * The decoding pipeline: EXIF orientation applied and alpha dropped (or composited on white, rounding
- * down, under `alpha: 'white'`), as PIL's `exif_transpose` and `convert('RGB')` do. The caller picks
- * the colour conversion. Fails on truncated or damaged data instead of decoding a grey tail.
+ * The decoding pipeline: EXIF orientation applied, an ICC profile ignored and alpha dropped (or
+ * composited on white, rounding down, under `alpha: 'white'`), as PIL's `exif_transpose` and
+ * `convert('RGB')` do. The caller picks the colour conversion. Fails on truncated or damaged data
+ * instead of decoding a grey tail.
  */
 function pipeline(source: ImageSource, decode: DecodeOptions): sharp.Sharp {
-  const p = sharpOf(source).rotate();
+  const p = sharpOf(source, decode).rotate();
   return decode.alpha === 'white' ? p.flatten({ background: { r: 255, g: 255, b: 255 } }) : p.removeAlpha();
 }
 
@@ -116,21 +121,23 @@ async function pngColourType(source: ImageSource): Promise<number | null> {
 
 /**
  * Which conversion an image takes:
- * - `cmyk`: CMYK with no ICC profile. sharp would convert it through a built-in CMYK profile; PIL's
- *   `convert('RGB')` uses its plain formula instead (up to 118 levels apart on
- *   test/fixtures/perception/cmyk), and PIL is the reference, so these take {@link cmykToRgb}.
+ * - `cmyk`: CMYK, unless it has an ICC profile and `icc: 'convert'` asks for it. sharp would convert
+ *   it through its profile, or a built-in CMYK profile when it has none; PIL's `convert('RGB')` uses
+ *   its plain formula for both (up to 118 levels apart on test/fixtures/perception/cmyk), and PIL is
+ *   the reference, so these take {@link cmykToRgb}.
  * - `grey16`: what PIL opens as mode I;16 (16-bit grey with no alpha channel: a PNG's colour type 0,
  *   with or without a transparent value) under `grey16: 'clip'`. sharp would keep the high byte.
  *   16-bit grey with an alpha channel is RGBA to PIL, high bytes, as sharp converts it.
  * - `srgb`: everything else, sharp's conversion to 8-bit sRGB.
  */
 async function conversionOf(source: ImageSource, decode: DecodeOptions): Promise<'cmyk' | 'grey16' | 'srgb'> {
+  const viaProfile = (hasProfile: boolean | undefined) => hasProfile === true && decode.icc === 'convert';
   if (typeof source !== 'string') {
     const jpeg = jpegColour(source);
-    if (jpeg !== null) return jpeg.components === 4 && !jpeg.icc ? 'cmyk' : 'srgb';
+    if (jpeg !== null) return jpeg.components === 4 && !viaProfile(jpeg.icc) ? 'cmyk' : 'srgb';
   }
   const m = await sharp(bufferOf(source), { limitInputPixels: false }).metadata().catch(() => null);
-  if (m?.space === 'cmyk' && !m.hasProfile) return 'cmyk';
+  if (m?.space === 'cmyk' && !viaProfile(m.hasProfile)) return 'cmyk';
   if (m?.space === 'grey16' && decode.grey16 !== 'high-byte' && (!m.hasAlpha || (await pngColourType(source)) === 0)) return 'grey16';
   return 'srgb';
 }
@@ -148,9 +155,9 @@ function cmykToRgb(cmyk: Uint8Array, pixels: number): Uint8Array {
   return rgb;
 }
 
-/** Decodes a CMYK image without a profile the way PIL does: the CMYK values as stored, then {@link cmykToRgb}. */
+/** Decodes a CMYK image the way PIL does: the CMYK values as stored (any profile ignored), then {@link cmykToRgb}. */
 async function decodeCmyk(source: ImageSource): Promise<RgbImage> {
-  const { data, info } = await sharpOf(source)
+  const { data, info } = await sharpOf(source, { icc: 'ignore' })
     .rotate()
     .pipelineColourspace('cmyk')
     .toColourspace('cmyk')
@@ -204,7 +211,7 @@ export async function imageSize(source: ImageSource, label?: string): Promise<{ 
     if (quick) return quick;
   }
   try {
-    const m = await sharpOf(source, false).metadata(); // reading a header decodes no pixels
+    const m = await sharpOf(source, {}, false).metadata(); // reading a header decodes no pixels
     if (!m.width || !m.height) throw new Error('no image size in header');
     const swap = (m.orientation ?? 1) >= 5;
     return swap ? { width: m.height, height: m.width } : { width: m.width, height: m.height };

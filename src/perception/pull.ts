@@ -193,6 +193,28 @@ function checkRevision(manifest: ModelManifest, file: ModelFile & { url: string 
   }
 }
 
+/**
+ * Adds one entry to the lock file, re-read under a writer lock, so that pulls running at the same
+ * time into one models folder (other processes, or several in this one) each keep their entries.
+ */
+async function addToLock(lockPath: string, entry: ModelsLockEntry): Promise<ModelsLock> {
+  // Loaded here: only a pull that writes needs the native SQLite module behind the lock.
+  const { tryLock } = await import('../util/lock.js');
+  const guard = `${lockPath}.writer`;
+  let held = tryLock(guard, 'gsr models pull');
+  while (held === null) {
+    await new Promise((r) => setTimeout(r, 20));
+    held = tryLock(guard, 'gsr models pull');
+  }
+  try {
+    const lock = withLockEntry(await readModelsLock(lockPath), entry);
+    await writeModelsLock(lockPath, lock);
+    return lock;
+  } finally {
+    held.release();
+  }
+}
+
 function refuseChange(lockPath: string, entry: ModelsLockEntry, now: string): GsrError {
   return new GsrError(
     `${entry.id} ${entry.role}: the hub now serves ${now}, not the file in ${lockPath} (sha256 ${entry.sha256}, ${entry.bytes} bytes, pulled ${entry.time}); pass --update to take it and rewrite the lock`,
@@ -210,8 +232,7 @@ export async function pullModel(manifest: ModelManifest, modelsDir: string, opti
   const out: PulledFile[] = [];
   const record = async (file: ModelFile, got: Hashes, verified: ModelsLockEntry['verified'], revision: string | null) => {
     const entry = { id: manifest.id, role: file.role, path: file.path, url: file.url, revision, bytes: got.bytes, sha256: got.sha256, verified, time: new Date().toISOString() };
-    lock = withLockEntry(lock, entry);
-    await writeModelsLock(lockPath, lock);
+    lock = await addToLock(lockPath, entry);
   };
   for (const file of manifest.files) {
     const dest = modelDownloadPath(manifest, file.role, modelsDir);

@@ -117,10 +117,18 @@ export type AlphaRule = (typeof ALPHA_RULES)[number];
 export const GREY16_RULES = ['clip', 'high-byte'] as const;
 export type Grey16Rule = (typeof GREY16_RULES)[number];
 
+/**
+ * What an embedded ICC profile does. `ignore` (the default, as PIL's `convert('RGB')`: the stored
+ * values are taken as they are, CMYK by PIL's formula) or `convert` (to sRGB through the profile).
+ */
+export const ICC_RULES = ['ignore', 'convert'] as const;
+export type IccRule = (typeof ICC_RULES)[number];
+
 /** Decoding rules; each absent one is the reference's (docs/perception.md, "Decoding"). */
 export interface DecodeOptions {
   alpha?: AlphaRule;
   grey16?: Grey16Rule;
+  icc?: IccRule;
 }
 
 /** onnxruntime session settings beyond device and threads (docs/perception.md, "Speed"). */

@@ -50,6 +50,8 @@ export interface PipelineResult {
   /** What perception the annotations came from, in words. */
   perception: string | null;
   skipped_models: LoadedPipeline['skippedModels'];
+  /** Sections left out (the real-photo stage without its environment variables), with how to turn them on. */
+  skipped_sections?: Array<{ name: string; reason: string; how: string }>;
   rows: SummaryRow[];
   /** More than 10% of a model's answers to a task unparsed, one line each. */
   warnings: string[];
@@ -62,6 +64,13 @@ export interface PipelineResult {
   tables?: string[];
 }
 
+/** How to turn a left-out section on, in one line. */
+function turnOn(s: LoadedPipeline['skippedSections'][number]): string {
+  if (s.name !== 'photos') return `set ${s.unset.join(' and ')} to run it`;
+  const detector = typeof s.written.detector === 'string' ? s.written.detector : 'fastestdet';
+  return `set ${s.unset.join(' and ')} to a folder of photos in What'sUp's layout and install ${detector} (\`gsr models pull ${detector}\`) to run the real-photo check (docs/pipeline.md, "Real photos")`;
+}
+
 /** Loads, checks and runs a pipeline file. */
 export async function runPipeline(file: string, options: PipelineRunOptions = {}): Promise<PipelineResult> {
   if (await isBenchPipeline(file)) return runBenchPipeline(file, options);
@@ -72,6 +81,8 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
   const stages = buildStages(config);
   const progress = new PipelineProgress(stages.length, options.log ? (l) => options.log!(l) : undefined);
   for (const m of loaded.skippedModels) progress.line(`model ${m.name} skipped (${m.reason})`);
+  const skippedSections = loaded.skippedSections.map((s) => ({ name: s.name, reason: s.reason, how: turnOn(s) }));
+  for (const s of skippedSections) progress.line(`${s.name} skipped (${s.reason})`);
   const outcomes = await runStages(stages, { out: config.out, force: options.force, progress, signal: options.signal });
   const summaryOf = <T>(name: string) => outcomes.find((o) => o.name === name)?.record.summary as T | undefined;
   const report = summaryOf<ReportStageSummary>('report');
@@ -82,6 +93,7 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
     seconds: (Date.now() - started) / 1000,
     perception: summaryOf<AnnotateStageSummary>('annotate')?.perception ?? null,
     skipped_models: loaded.skippedModels,
+    skipped_sections: skippedSections,
     rows: summaryRows(summaryOf<AnswerStageSummary>('answer'), summaryOf<ScoreStageSummary>('score')),
     warnings: summaryWarnings(summaryOf<ScoreStageSummary>('score')),
     regression: summaryOf<AnalyzeStageSummary>('analyze') ?? null,

@@ -59,7 +59,7 @@ export interface AnnotateSpec {
   precision?: ModelSettings['precision'];
   /** onnxruntime session settings every worker uses (`--flush-denormals`); absent means the defaults. */
   session?: ModelSettings['session'];
-  /** Image decoding rules every worker uses (`--decode-alpha`, `--decode-grey16`); absent means the reference's. */
+  /** Image decoding rules every worker uses (`--decode-alpha`, `--decode-grey16`, `--decode-icc`); absent means the reference's. */
   decode?: ModelSettings['decode'];
   overlays: boolean;
   maxRunnersUp: number;

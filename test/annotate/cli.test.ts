@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CocoAnnotation, CocoFile } from '../../src/formats/coco.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { whatsupLayoutSample } from '../helpers/samples.js';
 import { describeShared } from '../helpers/shared.js';
 import { importWhatsupToManifest, synthesizeDataset } from '../../src/datasets/index.js';
 import { annotationQuality } from '../../src/annotate/quality.js';
@@ -20,13 +21,16 @@ function modelsWith(file: string): string {
   return models;
 }
 
-/** `gsr annotate run` with FastestDet alone; returns the summary and the COCO file. */
-function annotateRun(manifest: string, models: string): { summary: Record<string, unknown>; coco: CocoFile } {
+/** `gsr annotate run` with FastestDet alone; returns the summary, the COCO file and its path. */
+function annotateRun(manifest: string, models: string): { summary: Record<string, unknown>; coco: CocoFile; file: string } {
   const out = join(tmp(), 'a');
   const r = runCli(['annotate', 'run', '--manifest', manifest, '--detector', 'fastestdet', '--segmenter', 'none', '--depth', 'none', '--models-dir', models, '--device', 'cpu', '--out', out, '--json']);
   expect(r.status, r.stderr).toBe(0);
-  return { summary: JSON.parse(r.stdout) as Record<string, unknown>, coco: JSON.parse(readFileSync(join(out, 'annotations.json'), 'utf8')) as CocoFile };
+  const file = join(out, 'annotations.json');
+  return { summary: JSON.parse(r.stdout) as Record<string, unknown>, coco: JSON.parse(readFileSync(file, 'utf8')) as CocoFile, file };
 }
+
+const TINY_SHA256 = createHash('sha256').update(readFileSync(FASTESTDET_TINY)).digest('hex');
 
 /** Valid COCO with provenance: ids, categories, box areas, thresholds, every object annotated or missing. */
 function expectValidCoco(coco: CocoFile, summary: Record<string, unknown>, images: number, sha256: string, matchesManifest: boolean): void {
@@ -55,10 +59,26 @@ describe('gsr annotate (CLI) on rendered scenes with a random-weight FastestDet'
     await synthesizeDataset({ out: join(dir, 'syn'), count: 6, seed: 3, width: 320, height: 240, workers: 0 });
     const { summary, coco } = annotateRun(join(dir, 'syn', 'manifest.jsonl'), modelsWith(FASTESTDET_TINY));
     // Not the published file: its own sha256 is recorded, and that it does not match the manifest's.
-    expectValidCoco(coco, summary, 6, createHash('sha256').update(readFileSync(FASTESTDET_TINY)).digest('hex'), false);
+    expectValidCoco(coco, summary, 6, TINY_SHA256, false);
     expect(summary.objects_found as number).toBeGreaterThan(0);
     for (const img of coco.images) expect([img.width, img.height]).toEqual([320, 240]);
   }, 120_000);
+
+  it("annotates an imported What'sUp-layout folder and measures itself against the exact boxes that come with it", async () => {
+    const root = await whatsupLayoutSample();
+    const manifest = join(tmp(), 'm.jsonl');
+    await importWhatsupToManifest(root, manifest);
+    const { summary, coco, file } = annotateRun(manifest, modelsWith(FASTESTDET_TINY));
+    expectValidCoco(coco, summary, 30, TINY_SHA256, false);
+    const ids = readFileSync(manifest, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
+    expect(coco.images.map((i) => i.item_id).sort()).toEqual(ids.sort());
+    const q = runCli(['annotate', 'quality', '--pred', file, '--truth', join(root, '..', 'annotations.json'), '--json']);
+    expect(q.status, q.stderr).toBe(0);
+    const quality = JSON.parse(q.stdout) as { images: { truth: number }; recall_at_50: number };
+    expect(quality.images.truth).toBe(30);
+    // Random weights: the exact boxes are not all found.
+    expect(quality.recall_at_50).toBeLessThan(1);
+  }, 180_000);
 });
 
 describeShared("gsr annotate (CLI) on the What'sUp sample photos with the real FastestDet", ['fastestdet', 'whatsupSample'], ({ fastestdet, whatsupSample }) => {

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { loadImage } from '../../src/perception/image.js';
 import type { DecodeOptions } from '../../src/perception/types.js';
@@ -48,8 +49,11 @@ interface ImageRef {
   height: number;
   /** The bytes of Transformers' `load_image` (exif_transpose, convert('RGB')). */
   decoded_sha256: string;
-  /** The port's named decoding options that change this image (docs/perception.md): each rule's bytes. */
-  options?: Array<{ decode: DecodeOptions; rule: string; sha256: string }>;
+  /**
+   * The port's named decoding options that change this image (docs/perception.md): each rule's bytes,
+   * and the bytes themselves (zlib, base64) where the port's colour engine is not the rule's.
+   */
+  options?: Array<{ decode: DecodeOptions; rule: string; sha256: string; rgb_zlib_base64?: string }>;
   cases: Case[];
 }
 interface Reference {
@@ -59,6 +63,7 @@ interface Reference {
 }
 const ref = JSON.parse(readFileSync(join(FIXTURES, 'preprocess-reference.json'), 'utf8')) as Reference;
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const maxDifference = (a: Uint8Array, b: Uint8Array) => a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i]!)), 0);
 /** Bitwise equality of two float arrays (vitest's deep equality takes seconds on millions of values). */
 const sameFloats = (a: Float32Array, b: Float32Array) => Buffer.compare(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), new Uint8Array(b.buffer, b.byteOffset, b.byteLength)) === 0;
 
@@ -135,9 +140,19 @@ async function expectImageLikePil(path: string, entry: ImageRef): Promise<void> 
   expect(sha(image.data), 'decoded pixels').toBe(entry.decoded_sha256);
   for (const o of entry.options ?? []) {
     // A named option: its own rule, and not Transformers' bytes.
-    const decoded = sha((await loadImage(path, undefined, o.decode)).data);
-    expect(decoded, `decoded with ${JSON.stringify(o.decode)} (${o.rule})`).toBe(o.sha256);
-    expect(decoded).not.toBe(entry.decoded_sha256);
+    const decoded = (await loadImage(path, undefined, o.decode)).data;
+    const label = `decoded with ${JSON.stringify(o.decode)} (${o.rule})`;
+    if (o.rgb_zlib_base64 === undefined) {
+      expect(sha(decoded), label).toBe(o.sha256);
+    } else {
+      // ICC conversion: libvips' littleCMS and sRGB profile against Pillow's, one level apart at most,
+      // while the rule is more than one level away from Transformers' bytes.
+      const rule = inflateSync(Buffer.from(o.rgb_zlib_base64, 'base64'));
+      expect(sha(rule), 'the stored bytes of the rule').toBe(o.sha256);
+      expect(maxDifference(decoded, rule), label).toBeLessThanOrEqual(1);
+      expect(maxDifference(image.data, rule)).toBeGreaterThan(1);
+    }
+    expect(sha(decoded)).not.toBe(entry.decoded_sha256);
   }
   for (const c of entry.cases) {
     const m = c.model ? MODELS[c.model]! : undefined;
@@ -181,12 +196,12 @@ describe(`PIL's Image.resize, byte for byte (reference: Pillow ${ref.pillow})`, 
     expect(new Set(all.map(({ c }) => c.model).filter(Boolean))).toEqual(new Set(Object.keys(MODELS)));
     const files = ref.images.map((i) => i.file);
     for (const k of [1, 2, 3, 4, 5, 6, 7, 8]) expect(files).toContain(`images/exif-${k}.jpg`);
-    for (const f of ['odd-1x1.png', 'odd-3x517.png', 'render-1127x843.jpg', 'grey-L.png', 'grey-LA.png', 'grey-16bit.png', 'grey-16bit-trns.png', 'grey-LA-16bit.png', 'rgba.png', 'rgb-16bit.png', 'palette.png', 'palette-trns.png']) {
+    for (const f of ['odd-1x1.png', 'odd-3x517.png', 'render-1127x843.jpg', 'grey-L.png', 'grey-LA.png', 'grey-16bit.png', 'grey-16bit-trns.png', 'grey-LA-16bit.png', 'rgba.png', 'rgb-16bit.png', 'palette.png', 'palette-trns.png', 'icc-wide.jpg', 'icc-p3.png', 'icc-grey.png', 'icc-cmyk.jpg']) {
       expect(files).toContain(`images/${f}`);
     }
     // Every named decoding option is checked against its rule.
     const options = ref.images.flatMap((i) => i.options ?? []).map((o) => JSON.stringify(o.decode));
-    expect(new Set(options)).toEqual(new Set([JSON.stringify({ alpha: 'white' }), JSON.stringify({ grey16: 'high-byte' })]));
+    expect(new Set(options)).toEqual(new Set([JSON.stringify({ alpha: 'white' }), JSON.stringify({ grey16: 'high-byte' }), JSON.stringify({ icc: 'convert' })]));
     expect(files).toContain('cmyk/cmyk-no-icc.jpg');
   });
 

@@ -98,6 +98,15 @@ describe('gsr models pull: pinned revision, verified by the hub', () => {
     expect((await listManifests(dir)).map((x) => x.id)).toEqual(['tiny']);
   });
 
+  it('pulls running at the same time into one folder each keep their lock entries', async () => {
+    const dir = freshDir();
+    const ids = ['tiny-a', 'tiny-b', 'tiny-c', 'tiny-d'];
+    const pulls = ids.map((id) => pullModel(manifest(id, [{ role: 'model', path: 'model.onnx', url: hub.url('onnx/model.onnx', pinned) }], pinned), dir));
+    await Promise.all(pulls);
+    const lock = await readModelsLock(join(dir, 'models.lock.json'));
+    expect(lock.files.map((f) => f.id)).toEqual(ids);
+  });
+
   it("a manifest's own sha256 and size come first; a hub that disagrees with it is refused before any download", async () => {
     const ok = await pullModel(manifest('tiny', [{ role: 'model', path: 'model.onnx', url: hub.url('onnx/model.onnx', pinned), sha256: sha256Of(MODEL_V1), bytes: MODEL_V1.length }], pinned), freshDir());
     expect(ok[0]).toMatchObject({ verified: 'manifest', sha256Verified: true });

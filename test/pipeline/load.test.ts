@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/formats/pipeline-file.js';
-import { ALPHA_RULES, GREY16_RULES } from '../../src/perception/types.js';
+import { ALPHA_RULES, GREY16_RULES, ICC_RULES } from '../../src/perception/types.js';
 import { annotatorModels } from '../../src/pipeline/stages/annotate.js';
 
 const BASE = `name: t
@@ -23,12 +23,15 @@ describe('pipeline file', () => {
   });
 
   it('annotations.models takes the decoding rules of gsr annotate; absent, the stage settings do not name them', () => {
-    const withRules = (alpha: string, grey16: string) => `${BASE}annotations:\n  models:\n    decode_alpha: ${alpha}\n    decode_grey16: ${grey16}\n`;
-    for (const [alpha, grey16] of ALPHA_RULES.map((a, i) => [a, GREY16_RULES[i]!])) {
-      expect(annotatorModels(parsePipeline(withRules(alpha!, grey16), 'p.yaml', {}).config).decode).toEqual({ alpha, grey16 });
+    const withRules = (alpha: string, grey16: string, icc: string) =>
+      `${BASE}annotations:\n  models:\n    decode_alpha: ${alpha}\n    decode_grey16: ${grey16}\n    decode_icc: ${icc}\n`;
+    for (const [alpha, grey16, icc] of ALPHA_RULES.map((a, i) => [a, GREY16_RULES[i]!, ICC_RULES[i]!])) {
+      expect(annotatorModels(parsePipeline(withRules(alpha!, grey16!, icc!), 'p.yaml', {}).config).decode).toStrictEqual({ alpha, grey16, icc });
     }
-    expect(() => parsePipeline(withRules('black', 'clip'), 'p.yaml', {})).toThrow(/annotations\.models\.decode_alpha/);
-    expect(() => parsePipeline(withRules('drop', 'low-byte'), 'p.yaml', {})).toThrow(/annotations\.models\.decode_grey16/);
+    expect(() => parsePipeline(withRules('black', 'clip', 'ignore'), 'p.yaml', {})).toThrow(/annotations\.models\.decode_alpha/);
+    expect(() => parsePipeline(withRules('drop', 'low-byte', 'ignore'), 'p.yaml', {})).toThrow(/annotations\.models\.decode_grey16/);
+    expect(() => parsePipeline(withRules('drop', 'clip', 'assign'), 'p.yaml', {})).toThrow(/annotations\.models\.decode_icc/);
+    expect(annotatorModels(parsePipeline(`${BASE}annotations:\n  models:\n    decode_icc: convert\n`, 'p.yaml', {}).config).decode).toEqual({ icc: 'convert' });
     expect(annotatorModels(parsePipeline(BASE, 'p.yaml', {}).config)).not.toHaveProperty('decode');
   });
 

@@ -2,13 +2,17 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listManifests } from '../../src/perception/index.js';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildStages, preflight } from '../../src/pipeline/index.js';
 import { loadPipeline, modelFolder } from '../../src/formats/index.js';
 import { boxFormatOf } from '../../src/pipeline/stages/score.js';
-import { REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT } from '../helpers/cli.js';
+import { whatsupLayoutSample } from '../helpers/samples.js';
 
-const env = { WHATSUP_ROOT: WHATSUP_SAMPLE_ROOT, GSR_MANIFEST: join(REPO_ROOT, 'package.json') };
+const env: NodeJS.ProcessEnv = { GSR_MANIFEST: join(REPO_ROOT, 'package.json') };
+beforeAll(async () => {
+  env.WHATSUP_ROOT = await whatsupLayoutSample();
+});
 
 describe('shipped pipelines', () => {
   const all = readdirSync(join(REPO_ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml'));
@@ -19,7 +23,7 @@ describe('shipped pipelines', () => {
 
   it("are the four What'sUp pipelines and the benchmark ones", () => {
     expect(files.sort()).toEqual(['annotate-new-images.yaml', 'dap-ablation.yaml', 'demo.yaml', 'gsr-bench.yaml']);
-    expect(all.filter(isBench)).toEqual(expect.arrayContaining(['vsp.yaml', 'snorkel-spatial.yaml', 'svat.yaml']));
+    expect(all.filter(isBench)).toEqual(expect.arrayContaining(['vsp.yaml', 'vsp-published.yaml', 'snorkel-spatial.yaml', 'svat.yaml']));
   });
 
   it.each(files)('%s validates and passes the pre-run checks', async (f) => {
@@ -28,7 +32,8 @@ describe('shipped pipelines', () => {
       // The perception models are not installed here: the check names the first one missing ...
       const empty = mkdtempSync(join(tmpdir(), 'gsr-models-'));
       loaded.config.annotations.models = { ...loaded.config.annotations.models!, models_dir: empty };
-      await expect(preflight(loaded.config, f)).rejects.toThrow(`${f}: annotations.models: grounding-dino-tiny is not installed in ${empty} (run \`gsr models pull grounding-dino-tiny\`)`);
+      await expect(preflight(loaded.config, f)).rejects.toThrow(`${f}: annotations.models: model grounding-dino-tiny is not installed: looked in ${empty}`);
+      await expect(preflight(loaded.config, f)).rejects.toThrow('run `gsr models pull grounding-dino-tiny`');
       // ... and with every model's files in place (empty stand-ins) the rest of the file checks out.
       // Built from the temp folder itself (never through the model search path, which can point at the
       // shipped models): writes stay inside the temp folder.

@@ -10,7 +10,7 @@ import { startFakeServer } from '../mllm/fake-server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsr-svat-pipeline-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const env = { GSR_BASE_URL: '', GSR_MODEL: '' };
+const env = { GSR_BASE_URL: '', GSR_MODEL: '', GSR_PHOTOS_ROOT: '' };
 
 describe('pipelines/svat.yaml', () => {
   it('loads: generated items, the two baselines, the endpoint only when GSR_BASE_URL and GSR_MODEL are set', async () => {
@@ -19,6 +19,9 @@ describe('pipelines/svat.yaml', () => {
     expect(loaded.config.benchmark.generate).toMatchObject({ background: ['I1', 'I2', 'I3', 'I4', 'I5'], shots: 4, width: 512, height: 512, colours: 'random', placement: 'paper', distractor_placement: 'label-side' });
     expect(loaded.config.benchmark.prompts).toEqual({ format: 'paper' });
     expect(loaded.config.report.analysis).toEqual({ alternative: 'larger' });
+    // I5 takes its photographs from GSR_PHOTOS_ROOT; unset, rendered scenes stand in.
+    expect(loaded.config.benchmark.generate!.photos).toBeUndefined();
+    expect((await loadBenchPipeline(join(REPO_ROOT, 'pipelines', 'svat.yaml'), { ...env, GSR_PHOTOS_ROOT: '/data/photos' })).config.benchmark.generate!.photos).toBe('/data/photos');
     expect(loaded.config.models.map((m) => m.kind)).toEqual(['nearest', 'always-yes']);
     const withEndpoint = await loadBenchPipeline(join(REPO_ROOT, 'pipelines', 'svat.yaml'), { GSR_BASE_URL: 'http://127.0.0.1:9/v1', GSR_MODEL: 'm' });
     expect(withEndpoint.config.models.at(-1)).toMatchObject({ kind: 'openai', model: 'm' });

@@ -60,6 +60,12 @@ export const EtPlanItemSchema = z.looseObject({
    * (a monitor over the state sequence). Families without temporal order have one step.
    */
   criteria: z.array(z.array(CriterionSchema).min(1)).min(1),
+  /**
+   * Instances that count in a criterion node's place, by its id (decimal): the same class and, for a
+   * target with a spatial constraint, meeting it at the start. Absent, or an id not listed: that id
+   * alone. The monitor (monitor.ts) accepts any assignment of distinct ids.
+   */
+  candidates: z.record(z.string().regex(/^\d+$/), z.array(z.number().int().nonnegative()).min(1)).optional(),
   /** The objects the task is about (targets first), and the spatial-constraint anchor when there is one. */
   targets: z.array(NodeRefSchema).min(1),
   constraint: z.object({ relation: z.enum(['ON', 'INSIDE', 'CLOSE']), anchor: NodeRefSchema }).optional(),

@@ -6,7 +6,6 @@
  */
 import { readdir, realpath } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { z } from 'zod';
 import { renderSyntheticScene } from '../../datasets/synth/produce.js';
@@ -19,9 +18,7 @@ import { PAPER_DRAWING, renderShot, sampleEpisode, type Backgrounds } from './ep
 import type { Raster } from './raster.js';
 import { BACKGROUND_SETS, DESCRIPTIONS, FIDUCIAL_WORDS, OBJECT_COUNTS, OBJECT_SETS, TEMPLATES, TEXT_MODES, phiLevel, type Answer, type SvatItem } from './spec.js';
 
-/** The shipped What'sUp sample photos (data/whatsup-sample), the default I5 set. */
-export const DEFAULT_PHOTOS = fileURLToPath(new URL('../../../data/whatsup-sample/data/', import.meta.url));
-/** How many synthetic room scenes make up I4. */
+/** How many synthetic room scenes make up I4 (and I5 without `photos`). */
 export const ROOM_SCENES = 16;
 
 const list = <T extends z.ZodType>(t: T) => z.array(t).min(1);
@@ -94,11 +91,19 @@ export async function loadPhotos(dir: string, width: number, height: number): Pr
  * The I4 set: synthetic room scenes of the What'sUp-like renderer, drawn from the seed. Scenes
  * need about 256 pixels to lay out, so small sizes are rendered at 256 and sampled down.
  */
-export function roomScenes(seed: number, width: number, height: number): Backgrounds['I4'] {
+export function roomScenes(seed: number, width: number, height: number, first = 0, name = 'room'): Backgrounds['I4'] {
   const scale = Math.max(1, 256 / Math.min(width, height));
   const w = Math.round(width * scale);
   const h = Math.round(height * scale);
-  return Array.from({ length: ROOM_SCENES }, (_, k) => ({ name: `room-${k}`, raster: nearestResize(renderSyntheticScene(seed, k, w, h).rendered, width, height) }));
+  return Array.from({ length: ROOM_SCENES }, (_, k) => ({ name: `${name}-${k}`, raster: nearestResize(renderSyntheticScene(seed, first + k, w, h).rendered, width, height) }));
+}
+
+/**
+ * I5 when no `photos` folder is given: the repository holds no photographs, so rendered scenes
+ * stand in for them (the renderer's next 16 scenes after I4's); `--photos DIR` gives real ones.
+ */
+export function photoStandIns(seed: number, width: number, height: number): Backgrounds['I5'] {
+  return roomScenes(seed, width, height, ROOM_SCENES, 'rendered');
 }
 
 function nearestResize(r: Raster, width: number, height: number): Raster {
@@ -146,7 +151,7 @@ export async function generateSvat(raw: unknown, onItem?: (done: number, total: 
   const needs = (set: string) => combos.some((c) => c.background === set);
   const backgrounds: Backgrounds = {
     I4: needs('I4') ? roomScenes(s.seed, s.width, s.height) : [],
-    I5: needs('I5') ? await loadPhotos(s.photos ?? DEFAULT_PHOTOS, s.width, s.height) : [],
+    I5: needs('I5') ? (s.photos === undefined ? photoStandIns(s.seed, s.width, s.height) : await loadPhotos(s.photos, s.width, s.height)) : [],
   };
   const total = combos.length * s.count;
   const items: SvatItem[] = [];

@@ -4,7 +4,7 @@ import { action, printJson } from '../action.js';
 import { EXIT, reportItemFailures } from '../exit.js';
 import { choiceOption, collect, deprecatedOption, parseNumber, parsePositiveInt } from '../parsers.js';
 import type { AnnotateTarget } from '../../annotate/index.js';
-import { ALPHA_RULES, GREY16_RULES, type AlphaRule, type Device, type Grey16Rule, type Precision } from '../../perception/types.js';
+import { ALPHA_RULES, GREY16_RULES, ICC_RULES, type AlphaRule, type Device, type Grey16Rule, type IccRule, type Precision } from '../../perception/types.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
 import { createProgress, type Progress } from '../../util/progress.js';
@@ -27,6 +27,7 @@ interface AnnotateCliOptions {
   flushDenormals?: boolean;
   decodeAlpha: string;
   decodeGrey16: string;
+  decodeIcc: string;
   modelsDir: string;
   boxThreshold?: number;
   textThreshold?: number;
@@ -108,6 +109,7 @@ export function registerAnnotate(program: Command): void {
     .option('--flush-denormals', FLUSH_DENORMALS_HELP)
     .addOption(choiceOption('--decode-alpha <rule>', 'images with alpha: drop it, as Transformers\' load_image, or composite on white (recorded in info.models; docs/perception.md, "Decoding")', ALPHA_RULES, 'drop'))
     .addOption(choiceOption('--decode-grey16 <rule>', '16-bit grey images: clip above 255, as load_image, or keep the high byte (recorded in info.models; docs/perception.md, "Decoding")', GREY16_RULES, 'clip'))
+    .addOption(choiceOption('--decode-icc <rule>', 'images with an ICC profile: ignore it, as load_image, or convert to sRGB through it (recorded in info.models; docs/perception.md, "Decoding")', ICC_RULES, 'ignore'))
     .option('--models-dir <dir>', 'folder holding the model files', 'models')
     .option('--box-threshold <x>', 'detector box threshold (GroundingDINO default 0.35)', parseNumber)
     .option('--text-threshold <x>', 'detector text threshold (GroundingDINO default 0.25)', parseNumber)
@@ -167,7 +169,7 @@ export function registerAnnotate(program: Command): void {
             lowMemory: o.lowMemory ?? false,
             lowMemoryChunk: o.lowMemoryChunk,
             session: o.flushDenormals ? { denormalAsZero: true } : undefined,
-            decode: { alpha: o.decodeAlpha as AlphaRule, grey16: o.decodeGrey16 as Grey16Rule },
+            decode: { alpha: o.decodeAlpha as AlphaRule, grey16: o.decodeGrey16 as Grey16Rule, icc: o.decodeIcc as IccRule },
             params: modelParams(o),
             batch: o.batch,
             overlays: o.overlays ?? false,

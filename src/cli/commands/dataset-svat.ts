@@ -19,7 +19,7 @@ export function registerSvatSynth(synth: Command): void {
     .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
     .option('--width <px>', 'image width', parsePositiveInt, 512)
     .option('--height <px>', 'image height', parsePositiveInt, 512)
-    .option('--photos <dir>', "I5 photographs (default: the shipped What'sUp sample)")
+    .option('--photos <dir>', 'I5 photographs (default: rendered scenes stand in; the repository holds no photos)')
     .addOption(choiceOption('--colours <mode>', "random: the paper's uniform RGB shapes and I3-textured tshapes; palette: fixed hues the label check can find", ['random', 'palette'], 'random'))
     .addOption(choiceOption('--placement <mode>', "paper: Algorithm 1's centres over the whole image (objects may be clipped); boxed: whole boxes inside the image and off the line", ['paper', 'boxed'], 'paper'))
     .addOption(choiceOption('--distractor-placement <mode>', 'label-side: distractors on the label\'s side too, as Algorithm 1 is written; anywhere: only the target is', ['label-side', 'anywhere'], 'label-side'))

@@ -18,6 +18,7 @@ function resultText(r: PipelineResult): string {
   const lines = [`pipeline ${r.name}: ${r.stages.length} stages (${ran} ran, ${r.stages.length - ran} unchanged) in ${r.seconds.toFixed(1)} s`];
   if (r.perception) lines.push(`perception: ${r.perception}`);
   for (const m of r.skipped_models) lines.push(`model ${m.name} not run: ${m.reason}`);
+  for (const x of r.skipped_sections ?? []) lines.push(`${x.name} not run: ${x.reason}; ${x.how}`);
   if (r.rows.length > 0) {
     lines.push('', 'CircularEval and Avg G-Score, % (DAP: with hint, without in brackets; unparsed: grounding answers no rule could read)', formatSummaryTable(r.rows));
     for (const w of r.warnings) lines.push(`warning: ${w}`);
@@ -120,11 +121,11 @@ export function registerPipeline(program: Command): void {
           process.exitCode = EXIT.failed;
           return;
         }
-        const loaded = { file: checked.file, config: checked.config as PipelineConfig, skippedModels: checked.skippedModels };
+        const loaded = { file: checked.file, config: checked.config as PipelineConfig, skippedModels: checked.skippedModels, skippedSections: checked.skippedSections };
         if (o.json) printJson({ ...loaded, stages: buildStages(loaded.config).map((s) => s.name) });
         else {
           const stages = buildStages(loaded.config).map((s) => s.name).join(' -> ');
-          const skipped = loaded.skippedModels.map((m) => `; model ${m.name} not run (${m.reason})`).join('');
+          const skipped = [...loaded.skippedModels.map((m) => `; model ${m.name} not run (${m.reason})`), ...loaded.skippedSections.map((x) => `; ${x.name} not run (${x.reason})`)].join('');
           process.stdout.write(`${file}: ok (${stages}; models: ${loaded.config.models.map((m) => m.name).join(', ') || 'none'}${skipped})\n`);
         }
       }),

@@ -53,7 +53,9 @@ export function annotatorModels(config: PipelineConfig) {
       Object.entries({ box_threshold: m?.box_threshold, text_threshold: m?.text_threshold, score_threshold: m?.score_threshold }).filter(([, v]) => v !== undefined),
     ) as Record<string, number>,
     // Only when asked for, so the stage hash of a pipeline that decodes as the reference is unchanged.
-    ...(m?.decode_alpha !== undefined || m?.decode_grey16 !== undefined ? { decode: { alpha: m.decode_alpha, grey16: m.decode_grey16 } } : {}),
+    ...(m?.decode_alpha !== undefined || m?.decode_grey16 !== undefined || m?.decode_icc !== undefined
+      ? { decode: { alpha: m.decode_alpha, grey16: m.decode_grey16, icc: m.decode_icc } }
+      : {}),
   };
 }
 

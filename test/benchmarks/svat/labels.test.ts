@@ -8,17 +8,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECK_DRAWING, renderShot, sampleEpisode, type Backgrounds } from '../../../src/benchmarks/svat/episode.js';
-import { balancedAnswers, combinations, DEFAULT_PHOTOS, loadPhotos, parseSvatGenerateSettings, roomScenes } from '../../../src/benchmarks/svat/generate.js';
+import { balancedAnswers, combinations, loadPhotos, parseSvatGenerateSettings, photoStandIns, roomScenes } from '../../../src/benchmarks/svat/generate.js';
 import { detectedAnswer } from '../../../src/benchmarks/svat/check.js';
 import { BACKGROUND_SETS, OBJECT_COUNTS, OBJECT_SETS, TEXT_MODES } from '../../../src/benchmarks/svat/spec.js';
 import { Rng } from '../../../src/util/random.js';
+import { itShared } from '../../helpers/shared.js';
 
 const SIZE = 64;
 const COUNT = Number(process.env.SVAT_LABEL_COUNT ?? 10_000);
 
 describe('SVAT labels agree with the drawn pictures', () => {
   it(`for ${COUNT.toLocaleString('en')} items over every phi (${SIZE}x${SIZE}), each image re-detected by colour`, async () => {
-    const backgrounds: Backgrounds = { I4: roomScenes(1, SIZE, SIZE), I5: await loadPhotos(DEFAULT_PHOTOS, SIZE, SIZE) };
+    const backgrounds: Backgrounds = { I4: roomScenes(1, SIZE, SIZE), I5: photoStandIns(1, SIZE, SIZE) };
     const combos = combinations(parseSvatGenerateSettings({ out: '-', background: BACKGROUND_SETS, objects: OBJECT_SETS, distractors: OBJECT_COUNTS, text: TEXT_MODES }));
     const per = Math.ceil(COUNT / combos.length);
     let items = 0;
@@ -37,6 +38,23 @@ describe('SVAT labels agree with the drawn pictures', () => {
     }
     expect(items).toBe(COUNT);
     expect(images).toBe(COUNT * 5);
+    expect(wrong.slice(0, 10)).toEqual([]);
+  }, 120_000);
+
+  itShared('on real photographs (I5 with --photos: the 16 What\'sUp sample photos)', ['whatsupSample'], async ({ whatsupSample }) => {
+    const backgrounds: Backgrounds = { I4: [], I5: await loadPhotos(whatsupSample, SIZE, SIZE) };
+    expect(backgrounds.I5).toHaveLength(16);
+    const combos = combinations(parseSvatGenerateSettings({ out: '-', background: ['I5'], objects: OBJECT_SETS, distractors: OBJECT_COUNTS, text: TEXT_MODES }));
+    const wrong: string[] = [];
+    for (const [ci, phi] of combos.entries()) {
+      for (let i = 0; i < 50; i++) {
+        const ep = sampleEpisode(new Rng(11, ci, i), { phi, shots: 4, width: SIZE, height: SIZE, id: `${ci}-${i}`, answer: i % 2 ? 'yes' : 'no', ...CHECK_DRAWING }, backgrounds);
+        for (const shot of [...ep.demos, ep.query]) {
+          const found = detectedAnswer(renderShot(ep, ep.backgroundRaster, shot), ep.line, shot.objects[0]);
+          if (found !== shot.answer) wrong.push(`${ep.level} #${i}: labelled ${shot.answer}, found ${found ?? 'nothing'}`);
+        }
+      }
+    }
     expect(wrong.slice(0, 10)).toEqual([]);
   }, 120_000);
 
