@@ -41,6 +41,7 @@ const START_UP = [
   /^util\/confined\.ts$/,
   /^perception\/types\.ts$/,
   /^pipeline\/summary\.ts$/,
+  /^benchmarks\/et-plan\/families\.ts$/,
 ];
 
 const NATIVE = ['onnxruntime-node', 'sharp'];
