@@ -6,15 +6,13 @@
  * at its top only commander, ../action.js, ../parsers.js, ../exit.js, src/util's errors, log and
  * progress, node: built-ins, `import type` of anything, and the small constant modules its options
  * list (e.g. scoring/box-formats.js for `--box-format`). Its library code is imported inside the
- * action, through one line per module:
- *
- *     const lib = () => import('../../scoring/index.js');
- *     ...action(async (o) => { const { scoreReasoning } = await lib(); ... })
+ * action, through a `const lib = () => import(...)` line at the top of the module and
+ * `const { scoreReasoning } = await lib()` in the action (src/cli/commands/score.ts).
  *
  * test/cli/lazy.test.ts checks that start-up and help load no library module and no onnxruntime or
  * sharp, and that commands which do not annotate never load them.
  */
-import { Command, type ParseOptionsResult } from 'commander';
+import { Command, CommanderError, type ParseOptionsResult } from 'commander';
 import { registerDataset } from './commands/dataset.js';
 import { registerModels } from './commands/models.js';
 import { registerAnnotate } from './commands/annotate.js';
@@ -30,9 +28,6 @@ import { registerWorker } from './commands/worker.js';
 import { registerQueue } from './commands/queue.js';
 import { EXIT } from './exit.js';
 import { VERSION } from '../util/version.js';
-
-/** Exit code of usage errors (bad option values, unknown options or commands, missing arguments). */
-export const USAGE_EXIT_CODE = EXIT.usage;
 
 const HELP_FLAGS = new Set(['-h', '--help']);
 
@@ -97,4 +92,23 @@ export function buildProgram(): Command {
   registerWorker(program);
   registerQueue(program);
   return program;
+}
+
+/**
+ * Runs `gsr` with `args` (the words after `gsr`) and returns its exit code (docs/cli.md, "Exit
+ * codes"): the one an action set, or 2 for a usage error (commander has printed its one line). The
+ * process's own exit code is left as it was, so tests can run commands in-process.
+ */
+export async function runGsr(args: string[]): Promise<number> {
+  const before = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    await buildProgram().parseAsync(args, { from: 'user' });
+    return Number(process.exitCode ?? EXIT.ok);
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  } finally {
+    process.exitCode = before;
+  }
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { vi } from 'vitest';
 import { sharedLocation } from './shared.js';
 
 /** Repository root, for resolving fixtures and the shipped manifests. */
@@ -68,4 +69,29 @@ export const SLOWDOWN = Math.max(1, Number(process.env.GSR_TEST_SLOWDOWN) || 1);
 /** A timeout that holds under load: `ms` on an idle machine, scaled by {@link SLOWDOWN}. */
 export function scaled(ms: number): number {
   return Math.round(ms * SLOWDOWN);
+}
+
+/**
+ * Runs `gsr` in this process (src/cli/program.ts, runGsr), for tests about what a command does rather
+ * than about the process: no start-up cost, so they hold under load. Captures stdout and stderr.
+ */
+export async function runCliInProcess(args: string[], env: Record<string, string> = {}): Promise<{ status: number; stdout: string; stderr: string }> {
+  const { runGsr } = await import('../../src/cli/program.js');
+  const out: string[] = [];
+  const err: string[] = [];
+  const savedEnv = Object.fromEntries(Object.keys({ GSR_PROGRESS: '', ...env }).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, { GSR_PROGRESS: '0', ...env });
+  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => out.push(String(chunk)) > 0);
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => err.push(String(chunk)) > 0);
+  try {
+    const status = await runGsr(args);
+    return { status, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    stdout.mockRestore();
+    stderr.mockRestore();
+    for (const [k, v] of Object.entries(savedEnv)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 }
