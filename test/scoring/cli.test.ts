@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, scaled } from '../helpers/cli.js';
 import { FOUR, answerAll, itemPrompts, letterOf, response } from './fixtures.js';
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
 // Each CLI call compiles the project with tsx: slow on a loaded machine, hence the long timeout.
-describe('gsr score (CLI)', { timeout: 180_000 }, () => {
+describe('gsr score (CLI)', { timeout: scaled(180_000) }, () => {
   it('reasoning: writes reasoning.json/.csv/-items.jsonl; --json prints only JSON; bad lines are skipped and named', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsr-score-'));
     const prompts = [...itemPrompts('a1', 'whatsup-a', 'on', FOUR, 0), ...itemPrompts('b1', 'whatsup-b', 'behind', FOUR, 1)];
