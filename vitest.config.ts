@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -15,7 +16,9 @@ function measureSlowdown(): number {
   const dir = mkdtempSync(join(tmpdir(), 'gsr-slowdown-'));
   try {
     const started = performance.now();
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', './test/helpers/module-trace.mjs', 'src/cli/main.ts', '--version'], {
+    const at = (rel: string) => fileURLToPath(new URL(rel, import.meta.url));
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', at('./test/helpers/module-trace.mjs'), at('./src/cli/main.ts'), '--version'], {
+      cwd: at('.'),
       env: { ...process.env, GSR_TRACE_OUT: join(dir, 't.json') },
       encoding: 'utf8',
     });

@@ -289,7 +289,7 @@ function listElement(schema: z.ZodType): z.ZodType | undefined {
 }
 
 /** Throws the first of `problems` as a one-line GsrError, saying how many more there are. */
-function throwFirst(problems: readonly string[]): void {
+export function throwFirst(problems: readonly string[]): void {
   if (problems.length === 0) return;
   throw new GsrError(problems[0] + (problems.length > 1 ? ` (and ${problems.length - 1} more; \`gsr pipeline check\` lists them all)` : ''));
 }

@@ -7,9 +7,10 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { answerers, BASELINE_BOX_FORMATS } from '../mllm/index.js';
 import { BOX_FORMATS } from '../scoring/index.js';
-import { GsrError, errorMessage } from '../util/errors.js';
+import { errorMessage } from '../util/errors.js';
 import { modelNotInstalled } from '../perception/manifest.js';
 import type { PipelineConfig } from '../formats/pipeline.js';
+import { throwFirst } from '../formats/pipeline-file.js';
 import { annotationSource, annotatorModels, missingModels } from './stages/annotate.js';
 
 async function kindOf(path: string): Promise<'file' | 'dir' | null> {
@@ -111,5 +112,5 @@ export async function preflightProblems(config: Partial<PipelineConfig>, file: s
 /** Throws a one-line GsrError naming the first problem found, and how many more there are. */
 export async function preflight(config: PipelineConfig, file: string): Promise<void> {
   const problems = await preflightProblems(config, file);
-  if (problems.length > 0) throw new GsrError(problems[0] + (problems.length > 1 ? ` (and ${problems.length - 1} more; \`gsr pipeline check\` lists them all)` : ''));
+  throwFirst(problems);
 }
