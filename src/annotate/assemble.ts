@@ -19,9 +19,10 @@ export interface AnnotateSummary {
 /**
  * Writes `outPath` (COCO JSON) from the journal at `journalPath`. `info` is the journal's last
  * `info` record, else `fallbackInfo`. Image ids follow journal order;
- * categories are the phrases in order of first appearance. Failed images go to `info.failures`.
+ * categories are the phrases in order of first appearance. Failed images go to `info.failures`, and
+ * to `failuresOut` when given.
  */
-export async function writeAnnotationsFromJournal(journalPath: string, outPath: string, fallbackInfo: AnnotationInfo): Promise<AnnotateSummary> {
+export async function writeAnnotationsFromJournal(journalPath: string, outPath: string, fallbackInfo: AnnotationInfo, failuresOut?: Array<Omit<JournalFailed, 'type'>>): Promise<AnnotateSummary> {
   // Pass 1: each image's final record (a retry supersedes an earlier failure), its counts, the failures.
   const finals = new Map<string, { line: number; found: number; missing: number }>();
   const failures = new Map<string, Omit<JournalFailed, 'type'>>();
@@ -44,6 +45,7 @@ export async function writeAnnotationsFromJournal(journalPath: string, outPath: 
     }
   }
   const summary: AnnotateSummary = { images_done: 0, images_failed: failures.size, objects_found: 0, objects_not_found: 0 };
+  failuresOut?.push(...failures.values());
   for (const f of finals.values()) {
     if (f.found < 0) continue;
     summary.images_done++;

@@ -115,6 +115,8 @@ export interface AnnotateRunSummary extends AnnotateSummary {
   images_per_second: number;
   annotations_file: string;
   device: string;
+  /** The images that failed (as in `info.failures`): id, file and why. */
+  failures: Array<{ item_id: string; file: string; error: string }>;
 }
 
 /** Decodes a target's image; a manifest item's image is read only when its real path stays inside its root. */
@@ -461,7 +463,8 @@ async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary>
     journal.close();
   }
   const loopSeconds = (Date.now() - loopStarted) / 1000;
-  const summary = await writeAnnotationsFromJournal(journal.path, annotationsPath, info);
+  const failures: AnnotateRunSummary['failures'] = [];
+  const summary = await writeAnnotationsFromJournal(journal.path, annotationsPath, info, failures);
   const seconds = (Date.now() - started) / 1000;
   const r3 = (v: number) => Math.round(v * 1000) / 1000;
   return {
@@ -476,5 +479,6 @@ async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary>
     images_per_second: processed > 0 && loopSeconds > 0 ? Number((processed / loopSeconds).toPrecision(3)) : 0,
     annotations_file: annotationsPath,
     device: info.device ?? o.device,
+    failures,
   };
 }

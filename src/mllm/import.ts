@@ -17,11 +17,8 @@ import { parsePythonJson } from '../util/python-json.js';
 import { storedPlace } from './runner.js';
 import type { RunStore, StoredResponse } from './store.js';
 
-export const IMPORT_SOURCES = ['jsonl', 'vlmevalkit', 'lmms-eval'] as const;
-export type ImportSource = (typeof IMPORT_SOURCES)[number];
-/** How lmms-eval samples find their prompt: doc_id (the prompt's 0-based position) or the prompt's text. */
-export const LMMS_MATCH = ['doc-id', 'input'] as const;
-export type LmmsMatch = (typeof LMMS_MATCH)[number];
+import type { ImportSource, LmmsMatch } from './import-names.js';
+export { IMPORT_SOURCES, LMMS_MATCH, type ImportSource, type LmmsMatch } from './import-names.js';
 
 /** What VLMEvalKit writes as the prediction of a failed request (its FAIL_MSG, with or without " via API."). */
 export const VLMEVALKIT_FAIL_MSG = 'Failed to obtain answer';

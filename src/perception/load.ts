@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { GsrError } from '../util/errors.js';
 import { contractProblems } from './contract.js';
-import { getManifest, modelFilePath, precisionPath, type ModelManifest } from './manifest.js';
+import { getManifest, installedModelFile, precisionPath, type ModelManifest } from './manifest.js';
 import { openSession, releaseSession, type OpenedSession } from './runtime.js';
 import type { ModelLoadOptions } from './types.js';
 
@@ -17,7 +17,7 @@ export interface LoadedGraph {
  * wrong file fails at load time with a clear message instead of mid-run.
  */
 export async function loadGraph(manifest: ModelManifest, role: string, opts: ModelLoadOptions): Promise<LoadedGraph> {
-  const path = precisionPath(modelFilePath(manifest, role, opts.modelsDir, opts.files), opts.precision);
+  const path = precisionPath(installedModelFile(manifest, role, opts.modelsDir, opts.files), opts.precision);
   if (opts.precision === 'int8' && !existsSync(path)) {
     throw new GsrError(`--precision int8: ${path} not found (make it with onnxruntime's quantize_dynamic; docs/perception.md, "Speed")`);
   }

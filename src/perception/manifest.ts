@@ -109,11 +109,21 @@ export function modelFolder(modelsDir: string, id: string): string {
 
 /**
  * Folders searched for installed models, in order: `modelsDir` (--models-dir, default ./models, where
- * `gsr models pull` puts them), then each folder of GSR_MODELS_PATH.
+ * `gsr models pull` puts them), each folder of GSR_MODELS_PATH, then the package's own models/
+ * (found from the installed package, so a linked or installed `gsr` finds its models from any folder).
  */
 export function modelSearchDirs(modelsDir: string): string[] {
   const extra = (process.env.GSR_MODELS_PATH ?? '').split(delimiter).filter((d) => d !== '');
-  return [...new Set([modelsDir, ...extra].map((d) => resolve(d)))];
+  return [...new Set([modelsDir, ...extra, MANIFEST_DIR].map((d) => resolve(d)))];
+}
+
+/**
+ * The one-line error for a model whose files are not installed: where it looked, and the command
+ * that installs it. `missing` names the file that is not there, when known.
+ */
+export function modelNotInstalled(id: string, modelsDir: string, missing?: string): GsrError {
+  const file = missing ? ` (no ${missing})` : '';
+  return new GsrError(`model ${id} is not installed${file}: looked in ${modelSearchDirs(modelsDir).join(', ')}; run \`gsr models pull ${id}\`, or point --models-dir or GSR_MODELS_PATH at a folder holding ${id}/`);
 }
 
 /** Where a model file is downloaded to: always under `modelsDir`. */
@@ -151,4 +161,15 @@ export function modelFilePath(
     if (existsSync(candidate)) return candidate;
   }
   return primary;
+}
+
+/**
+ * {@link modelFilePath} of a file that must be there: a model file missing from every search folder
+ * is {@link modelNotInstalled} (an explicit override that is missing says so plainly).
+ */
+export function installedModelFile(manifest: ModelManifest, role: string, modelsDir: string, overrides?: Record<string, string>): string {
+  const path = modelFilePath(manifest, role, modelsDir, overrides);
+  if (existsSync(path)) return path;
+  if (overrides?.[role]) throw new GsrError(`model file not found: ${path} (given for the ${role} of ${manifest.id})`);
+  throw modelNotInstalled(manifest.id, modelsDir, `${manifest.id}/${manifest.files.find((f) => f.role === role)!.path}`);
 }

@@ -86,21 +86,22 @@ export async function isBenchPipeline(file: string): Promise<boolean> {
 
 export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = process.env) {
   const text = await readFile(file, 'utf8');
-  const { config, skippedModels } = parsePipelineText(BenchPipelineSchema, text, file, env);
+  const { config, skippedModels, fromEnv } = parsePipelineText(BenchPipelineSchema, text, file, env);
   const base = dirname(resolve(file));
-  const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+  // As in formats/pipeline-file.ts: a path from an environment variable is relative to the working directory.
+  const abs = (p: string, where: string) => (isAbsolute(p) ? p : resolve(fromEnv.has(where) ? process.cwd() : base, p));
   const b = benchmarks.get(config.benchmark.name); // unknown names fail here, with the list
   if (config.benchmark.generate && !b.generateItems) throw new GsrError(`${file}: benchmark ${b.name} has no generator (give root)`);
   if (config.benchmark.root && !b.importItems) throw new GsrError(`${file}: benchmark ${b.name} has no importer (give generate or items)`);
   checkEpisodic(file, b, config);
   for (const m of config.models) answerAttemptsFor(b, m.answer_attempts, `${file}: model ${m.name}`);
-  const root = config.benchmark.root === undefined ? undefined : abs(config.benchmark.root);
-  const items = config.benchmark.items === undefined ? undefined : abs(config.benchmark.items);
+  const root = config.benchmark.root === undefined ? undefined : abs(config.benchmark.root, 'benchmark.root');
+  const items = config.benchmark.items === undefined ? undefined : abs(config.benchmark.items, 'benchmark.items');
   // `${VAR}` fills in the plug-in's own sections come as text: typed by its schemas, so the stage settings match a file that writes the number.
   const { generate: generateSchema, prompts: promptsSchema } = b.settingsSchemas ?? {};
   const generate = generateSchema && config.benchmark.generate ? typedBySchema(generateSchema, config.benchmark.generate) : config.benchmark.generate;
   const prompts = promptsSchema ? typedBySchema(promptsSchema, config.benchmark.prompts) : config.benchmark.prompts;
-  return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root, items, generate, prompts } }, skippedModels };
+  return { file: resolve(file), config: { ...config, out: abs(config.out, 'out'), benchmark: { ...config.benchmark, root, items, generate, prompts } }, skippedModels };
 }
 
 /** Episode, metric and refine settings are checked when the file loads; only episodic plug-ins take them. */

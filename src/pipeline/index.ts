@@ -3,7 +3,7 @@
 /** Runs a pipeline file end to end (`gsr pipeline run`), and its stage list. */
 export { runPipeline, pipelineStatus, buildStages, STAGE_NAMES, type PipelineRunOptions, type PipelineResult } from './run.js';
 /** Checks run before any stage: paths, answerer kinds, box formats, endpoint reachability. */
-export { preflight, endpointProblem } from './preflight.js';
+export { preflight, preflightProblems, endpointProblem } from './preflight.js';
 /** The stage engine: content-hashed stages, skip when unchanged, resume, atomic completion. */
 export { runStages, stageStatus, ENGINE_VERSION, STAGE_RECORD, type Stage, type StageContext, type StageOutcome, type StageRecord, type StageStatus, type RunStagesOptions } from './engine.js';
 /** One progress display across the stages of a run. */

@@ -9,16 +9,8 @@ import { pythonList, writeVlmevalkitTsv, type VlmevalkitRow } from '../formats/v
 import { readConfined } from '../util/confined.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 
-/**
- * `prompt`: VLMEvalKit asks the prompt's own text (no option columns: a custom VQA dataset, asked as
- * images then question). `mcq`: option columns A, B, ... and the answer letter, so VLMEvalKit builds
- * its multiple-choice prompt and can score the file itself (What'sUp MC prompts only).
- */
-export const EXPORT_SHAPES = ['prompt', 'mcq'] as const;
-export type ExportShape = (typeof EXPORT_SHAPES)[number];
-/** `embed`: base64 in `image` (VLMEvalKit decodes it to files); `paths`: the images' absolute paths in `image_path`. */
-export const EXPORT_IMAGES = ['embed', 'paths'] as const;
-export type ExportImages = (typeof EXPORT_IMAGES)[number];
+import type { ExportImages, ExportShape } from './export-names.js';
+export { EXPORT_IMAGES, EXPORT_SHAPES, type ExportImages, type ExportShape } from './export-names.js';
 
 export interface ExportOptions {
   prompts: string;

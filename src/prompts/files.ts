@@ -76,7 +76,8 @@ export async function buildPromptFile(opts: BuildPromptsOptions): Promise<BuildP
       if (!parsed.success) {
         const id = (raw as { id?: unknown })?.id;
         const issue = parsed.error.issues[0];
-        summary.skipped.push({ item: typeof id === 'string' ? id : `${opts.manifest}:record ${line}`, reason: `invalid manifest record: ${issue.path.join('.')}: ${issue.message}` });
+        const reason = Array.isArray(raw) ? 'a JSON array, not an item: a manifest is JSONL, one item per line' : `invalid manifest record: ${issue.path.join('.')}: ${issue.message}`;
+        summary.skipped.push({ item: typeof id === 'string' ? id : `${opts.manifest}:record ${line}`, reason });
         continue;
       }
       const item = parsed.data;

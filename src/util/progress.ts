@@ -1,4 +1,5 @@
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import { setNoticeWriter } from './log.js';
 
 export interface Progress {
   /** Advances by `n` finished units; `failed` counts towards the failure tally. */
@@ -20,13 +21,18 @@ export interface ProgressOptions {
   note?: boolean;
 }
 
+// Loaded only when a bar is drawn, so commands start without it (docs/cli.md, "Start-up").
+const require = createRequire(import.meta.url);
+
 /**
  * A progress bar on stderr with rate, failures and ETA. Silent unless {@link progressEnabled}, so
- * logs stay readable.
+ * logs stay readable. While it shows, notices (util/log.ts) are printed above it rather than over it:
+ * cli-progress's MultiBar redraws its bar below whatever it logs.
  */
 export function createProgress(label: string, total: number, unit = 'items', options: ProgressOptions = {}): Progress {
   if (!progressEnabled()) return { tick() {}, stop() {} };
-  const bar = new cliProgress.SingleBar(
+  const cliProgress = require('cli-progress') as typeof import('cli-progress');
+  const bars = new cliProgress.MultiBar(
     {
       format: `${label} [{bar}] {value}/{total} ${unit} | failed {failed} | {rate}/s | ETA {eta_formatted}${options.note ? ' | {note}' : ''}`,
       stream: process.stderr,
@@ -38,10 +44,15 @@ export function createProgress(label: string, total: number, unit = 'items', opt
     },
     cliProgress.Presets.shades_classic,
   );
+  const bar = bars.create(total, 0, { failed: 0, rate: '0.0', note: '' });
   const start = Date.now();
   let done = 0;
   let failed = 0;
-  bar.start(total, 0, { failed: 0, rate: '0.0', note: '' });
+  let stopped = false;
+  const restore = setNoticeWriter((line) => {
+    bars.log(line);
+    bars.update(); // draws the line and the bar below it now, not at the next tick
+  });
   return {
     tick(n = 1, isFailed = false) {
       done += n;
@@ -50,7 +61,10 @@ export function createProgress(label: string, total: number, unit = 'items', opt
       bar.update(done, { failed, rate: secs > 0 ? (done / secs).toFixed(1) : '0.0' });
     },
     stop() {
-      bar.stop();
+      if (stopped) return;
+      stopped = true;
+      restore();
+      bars.stop();
     },
     note(text: string) {
       bar.update({ note: text });

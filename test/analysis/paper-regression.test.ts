@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { leaveOneOut, regress, roundingSensitivity, simpleSlope, tableFromCsvs, withoutRow } from '../../src/analysis/index.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, scaled } from '../helpers/cli.js';
 
 // statsmodels' values, computed once by test/analysis/fixtures/make-paper-regression.py.
 interface Fit { models: string[]; params: number[]; bse: number[]; pvalues: number[]; rsquared: number; left_out?: string; leverage?: number[]; cooks_distance?: number[] }
@@ -71,7 +71,7 @@ describe("the paper's Figure 4 regression on its own Tables 1 and 2", () => {
     close(r.slope.high, hi);
   });
 
-  it('gsr analyze regression --influence prints the leave-one-out table', { timeout: 180_000 }, () => {
+  it('gsr analyze regression --influence prints the leave-one-out table', { timeout: scaled(180_000) }, () => {
     const r = runCli(['analyze', 'regression', '--data', TABLES[0], '--data', TABLES[1], '--y', 'subset_a', '--x', 'a_subject', '--influence', '--rounding', '0.05', '--json']);
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout);

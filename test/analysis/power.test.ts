@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { noncentralTPower, regressionPower, wilsonInterval } from '../../src/analysis/index.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, scaled } from '../helpers/cli.js';
 
 // scipy.stats.nct values, computed once by test/analysis/fixtures/make-power-reference.py.
 const ref = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'analysis', 'fixtures', 'power-scipy.json'), 'utf8')) as { cases: { df: number; ncp: number; alpha: number; power: number }[] };
@@ -53,7 +53,7 @@ describe('regression power', () => {
     expect(() => regressionPower({ ...s, noise: -1 })).toThrow(/noise/);
   });
 
-  it('gsr analyze power prints power and false-positive rate with intervals', { timeout: 180_000 }, () => {
+  it('gsr analyze power prints power and false-positive rate with intervals', { timeout: scaled(180_000) }, () => {
     const r = runCli(['analyze', 'power', '--models', '8', '--grounding', '9.7:29.4', '--effect', '2', '--noise', '16.3', '--simulations', '2000', '--json']);
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tableFromCsv, tableFromCsvs, regress, formatSummary } from '../../src/analysis/index.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, scaled } from '../helpers/cli.js';
 import { loadRegressionTable } from '../../src/analysis/index.js';
 
 const DATA = join(REPO_ROOT, 'test', 'analysis', 'fixtures', 'regression-data.csv');
@@ -44,7 +44,7 @@ describe('regression tables', () => {
 });
 
 describe('gsr analyze regression', () => {
-  it('--data --json prints the fit as JSON only, and writes the plot', { timeout: 180_000 }, () => {
+  it('--data --json prints the fit as JSON only, and writes the plot', { timeout: scaled(180_000) }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsr-reg-'));
     const plot = join(dir, 'fit.svg');
     const r = runCli(['analyze', 'regression', '--data', DATA, '--y', 'y', '--x', 'x1', '--json', '--plot', plot, '--out', join(dir, 'a.json')]);
@@ -61,7 +61,7 @@ describe('gsr analyze regression', () => {
     expect(svg).toContain('obs-07');
   });
 
-  it('--results regresses Subset A TG CircularEval on subject G-Score across models', { timeout: 180_000 }, () => {
+  it('--results regresses Subset A TG CircularEval on subject G-Score across models', { timeout: scaled(180_000) }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsr-reg-'));
     const png = join(dir, 'fit.png');
     const models = ['model-alpha', 'model-beta', 'model-gamma', 'model-delta'].map((m) => join(RESULTS, m));
@@ -74,7 +74,7 @@ describe('gsr analyze regression', () => {
     expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
   });
 
-  it('bad input is one line naming the problem', { timeout: 180_000 }, async () => {
+  it('bad input is one line naming the problem', { timeout: scaled(180_000) }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsr-reg-'));
     const bad = join(dir, 'two.csv');
     writeFileSync(bad, 'model,y,x\na,1,2\nb,2,3\n');
@@ -90,7 +90,7 @@ describe('gsr analyze regression', () => {
     await expect(table({ data: [bad], y: 'y' })).rejects.toThrow(/--x/);
   });
 
-  it('analyze dap and analyze correlation print JSON', { timeout: 180_000 }, () => {
+  it('analyze dap and analyze correlation print JSON', { timeout: scaled(180_000) }, () => {
     const dap = runCli(['analyze', 'dap', '--results', RESULTS + '/model-alpha', '--json']);
     expect(dap.status).toBe(0);
     const rows = JSON.parse(dap.stdout) as { subset: string; n: number; mcnemar: { b: number; c: number; p: number } }[];

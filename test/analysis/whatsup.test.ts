@@ -13,7 +13,7 @@ import type { PromptRecord } from '../../src/formats/prompts.js';
 import { whatsupTableHtml } from '../../src/report/render.js';
 import { scoreReasoning } from '../../src/scoring/reasoning.js';
 import { writeReasoningResults } from '../../src/scoring/results-files.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, scaled } from '../helpers/cli.js';
 import { response } from '../scoring/fixtures.js';
 
 const REF = JSON.parse(readFileSync(new URL('../fixtures/scoring/whatsup-metrics-reference.json', import.meta.url), 'utf8')) as {
@@ -105,7 +105,7 @@ describe("What'sUp metrics in results folders, analysis and the report", () => {
     expect(block.chance).toBe(25);
   });
 
-  it('gsr score reasoning prints them and gsr analyze whatsup shows the table', { timeout: 240_000 }, async () => {
+  it('gsr score reasoning prints them and gsr analyze whatsup shows the table', { timeout: scaled(240_000) }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsr-whatsup-cli-'));
     const run = scored('b-like mostly right', 'model-c');
     const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CocoAnnotation, CocoFile } from '../../src/formats/coco.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, scaled } from '../helpers/cli.js';
 import { whatsupLayoutSample } from '../helpers/samples.js';
 import { describeShared } from '../helpers/shared.js';
 import { importWhatsupToManifest, synthesizeDataset } from '../../src/datasets/index.js';
@@ -62,7 +62,7 @@ describe('gsr annotate (CLI) on rendered scenes with a random-weight FastestDet'
     expectValidCoco(coco, summary, 6, TINY_SHA256, false);
     expect(summary.objects_found as number).toBeGreaterThan(0);
     for (const img of coco.images) expect([img.width, img.height]).toEqual([320, 240]);
-  }, 120_000);
+  }, scaled(120_000));
 
   it("annotates an imported What'sUp-layout folder and measures itself against the exact boxes that come with it", async () => {
     const root = await whatsupLayoutSample();
@@ -78,7 +78,7 @@ describe('gsr annotate (CLI) on rendered scenes with a random-weight FastestDet'
     expect(quality.images.truth).toBe(30);
     // Random weights: the exact boxes are not all found.
     expect(quality.recall_at_50).toBeLessThan(1);
-  }, 180_000);
+  }, scaled(180_000));
 });
 
 describeShared("gsr annotate (CLI) on the What'sUp sample photos with the real FastestDet", ['fastestdet', 'whatsupSample'], ({ fastestdet, whatsupSample }) => {
@@ -89,7 +89,7 @@ describeShared("gsr annotate (CLI) on the What'sUp sample photos with the real F
     const manifest = join(tmp(), 'm.jsonl');
     await importWhatsupToManifest(join(whatsupSample, 'data'), manifest);
     ({ summary, coco } = annotateRun(manifest, modelsWith(join(fastestdet, 'FastestDet.onnx'))));
-  }, 120_000);
+  }, scaled(120_000));
 
   it('annotates all 16 photos into valid COCO with provenance', () => {
     expectValidCoco(coco, summary, 16, '31cb14c017fce347cb4c846ec62fdf00d76bb3beecdf4be21e7116ac67feb880', true);
@@ -144,7 +144,7 @@ describe('gsr annotate (CLI) errors and quality', () => {
       expect(r.stderr.trim().split('\n').filter((l) => l.startsWith('gsr: error:'))).toHaveLength(1);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
-  }, 180_000);
+  }, scaled(180_000));
 
   it('scores synthetic truth against itself, and a shifted copy scores 0', async () => {
     const dir = tmp();
@@ -167,7 +167,7 @@ describe('gsr annotate (CLI) errors and quality', () => {
     const q = annotationQuality(shifted, truth);
     expect(q.recall_at_50).toBe(0);
     expect(q.box_iou.max).toBe(0);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('names the file when an annotation file is not COCO', () => {
     const dir = tmp();
@@ -176,7 +176,7 @@ describe('gsr annotate (CLI) errors and quality', () => {
     const r = runCli(['annotate', 'quality', '--pred', bad, '--truth', bad]);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/bad\.json: not a gsr annotation file \(images\.0\.item_id/);
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe('gsr annotate (CLI) Ctrl-C', () => {
@@ -214,5 +214,5 @@ describe('gsr annotate (CLI) Ctrl-C', () => {
     expect(again.status, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/resuming: \d+ images already finished/);
     expect(JSON.parse(again.stdout)).toMatchObject({ images_done: 64, images_skipped: summary.images_done, interrupted: false });
-  }, 300_000);
+  }, scaled(300_000));
 });

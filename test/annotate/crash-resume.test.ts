@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CocoFile } from '../../src/formats/coco.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, scaled } from '../helpers/cli.js';
 import { writePng } from './helpers/images.js';
 
 const CHILD = join(REPO_ROOT, 'test', 'annotate', 'helpers', 'annotate-child.ts');
@@ -51,5 +51,5 @@ describe('annotate after a crash', () => {
     const coco = JSON.parse(readFileSync(join(out, 'annotations.json'), 'utf8')) as CocoFile;
     expect(coco.images.map((i) => i.item_id).sort()).toEqual(images.map((_, i) => `p${i}`).sort());
     expect(new Set(coco.annotations.map((a) => a.id)).size).toBe(12);
-  }, 300_000);
+  }, scaled(300_000));
 });

@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CocoFile } from '../../src/formats/coco.js';
 import { rleDecode } from '../../src/geometry/rle.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, scaled } from '../helpers/cli.js';
 import { writeDepthFixture, writeGroundingDinoFixture, writeSamDecoderFixture, writeSamEncoderFixture } from '../helpers/onnx-fixtures.js';
 
 // Vocabulary ids in the fixture tokenizer (test/fixtures/perception/bert-uncased-tiny).
@@ -61,7 +61,7 @@ describe('gsr annotate with fixture GroundingDINO + SAM + metric depth', () => {
     expect(r.status, r.stderr).toBe(0);
     stdout = r.stdout;
     coco = JSON.parse(readFileSync(join(out, 'annotations.json'), 'utf8')) as CocoFile;
-  }, 180_000);
+  }, scaled(180_000));
 
   it('prints the summary', () => {
     expect(stdout).toMatch(/images: 1 done, 0 failed/);

@@ -18,7 +18,7 @@ import { precisionPath } from '../../src/perception/manifest.js';
 import { ortOptions } from '../../src/perception/runtime.js';
 import type { RgbImage } from '../../src/perception/types.js';
 import { recordStages } from '../../src/util/stage-clock.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, scaled } from '../helpers/cli.js';
 import { writeDepthFixture, writeGroundingDinoFixture, writeSamDecoderFixture, writeSamEncoderFixture } from '../helpers/onnx-fixtures.js';
 import { writePng } from './helpers/images.js';
 
@@ -141,7 +141,7 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
     }
     expect(stages['model:slimsam-77-uniform encoder']!.calls).toBe(4); // one embedding per image, two boxes each
     expect(stages['model:slimsam-77-uniform decoder']!.calls).toBe(8);
-  }, 60_000);
+  }, scaled(60_000));
 
   it('--low-memory (one model at a time, in chunks) gives the same records, failures included', async () => {
     const bad = join(dir, 'broken.png');
@@ -159,7 +159,7 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
     expect(stages['model:slimsam-77-uniform encoder']!.calls).toBe(4);
     const info = (out: string) => (JSON.parse(readFileSync(join(dir, out, 'annotations.json'), 'utf8')) as CocoFile).info!.models;
     expect(info('low')).toEqual(info('all'));
-  }, 60_000);
+  }, scaled(60_000));
 
   it('--precision int8 loads <stem>.int8.onnx and records it; a missing int8 file is a one-line error', async () => {
     const one = { targets: targets.slice(0, 1), segmenter: null };
@@ -182,7 +182,7 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
     expect(depthModel.files![0]!.matches_manifest).toBeNull();
     const fp32Info = (JSON.parse(readFileSync(join(dir, 'fp32', 'annotations.json'), 'utf8')) as CocoFile).info!;
     expect(fp32Info.models!.find((m) => m.id === DEPTH)!.settings?.precision).toBeUndefined();
-  }, 60_000);
+  }, scaled(60_000));
 
   it('--flush-denormals gives the same records here and is recorded per model', async () => {
     const out = join(dir, 'flushed');
@@ -197,7 +197,7 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
     const models = (o: string) => (JSON.parse(readFileSync(join(dir, o, 'annotations.json'), 'utf8')) as CocoFile).info!.models!;
     expect(models('flushed').map((m) => m.settings?.denormals)).toEqual(['flushed to zero', 'flushed to zero', 'flushed to zero']);
     expect(models('not-flushed').map((m) => m.settings?.denormals)).toEqual([undefined, undefined, undefined]);
-  }, 60_000);
+  }, scaled(60_000));
   it('--decode-alpha, --decode-grey16 and --decode-icc reach the decoder, are recorded per model and in the journal', async () => {
     const images = ['rgba.png', 'grey-16bit.png', 'icc-wide.jpg'].map((f) => join(REPO_ROOT, 'test/fixtures/perception/images', f));
     const decoded = targetsFromImages(images, [{ role: 'subject', phrase: 'mug' }, { role: 'object', phrase: 'table' }]);
@@ -220,5 +220,5 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
     await expect(annotate(opts('named-decoding', { targets: decoded }))).rejects.toThrow(
       /other settings \(decode: \{"decode_alpha":"white","decode_grey16":"high-byte","decode_icc":"convert"\} -> \{"decode_alpha":"drop","decode_grey16":"clip","decode_icc":"ignore"\}\)/,
     );
-  }, 60_000);
+  }, scaled(60_000));
 });

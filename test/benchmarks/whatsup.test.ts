@@ -13,6 +13,7 @@ import { buildPromptFile } from '../../src/prompts/index.js';
 import { scoreReasoning } from '../../src/scoring/index.js';
 import { readJsonlAll } from '../../src/util/jsonl.js';
 import { runBenchPipeline } from '../../src/pipeline/bench.js';
+import { scaled } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsr-whatsup-plugin-'));
 const manifest = join(dir, 'scenes', 'manifest.jsonl');
@@ -21,7 +22,7 @@ beforeAll(async () => {
   await synthesizeDataset({ out: join(dir, 'scenes'), count: 12, seed: 5, width: 160, height: 120, workers: 0 });
   items = [];
   for await (const m of readManifest(manifest)) items.push(fromManifestItem(m, manifest));
-}, 120_000);
+}, scaled(120_000));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Answers that exercise every outcome: right, wrong, unreadable, chosen by the prompt's position. */
@@ -81,5 +82,5 @@ describe("What'sUp as a plug-in", () => {
     expect(r.tables![0]).toMatch(/^oracle +mc +circular +100 +100$/m);
     expect(r.tables![0]).toMatch(/^oracle +mc +vanilla +100 +100$/m);
     expect(r.tables![0]).toMatch(/^random +mc +vanilla /m);
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -107,13 +107,28 @@ describe('the process exits 2 on a usage error, 1 on a failing command', () => {
   });
 
   it('unknown options and commands are usage errors too; --help is not', () => {
-    const missing = runCli(['score', 'reasoning', '--no-such-flag']);
+    const missing = runCli(['score', 'reasoning', '--responses', 'r']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toBe("gsr: error: required option '--prompts <file>' not specified\n");
-    const unknown = runCli(['score', 'reasoning', '--prompts', 'p', '--responses', 'r', '--no-such-flag']);
+    // An unknown option is the mistake named, even when a required option is missing too.
+    const unknown = runCli(['score', 'reasoning', '--no-such-flag']);
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toBe("gsr: error: unknown option '--no-such-flag'\n");
+    expect(unknown.stderr).toBe('gsr: error: unknown option --no-such-flag\n');
     expect(runCli(['annotate', 'run', '--help']).status).toBe(0);
+  });
+});
+
+describe('unknown options', () => {
+  it('a mistyped option is named as unknown, with the nearest flag, before missing required options', () => {
+    const { error, output } = parseError(['prompts', '--manifset', 'm.jsonl', '--task', 'mc', '--out', 'o.jsonl']);
+    expect(error.code).toBe('commander.unknownOption');
+    expect(output).toBe('gsr: error: unknown option --manifset (did you mean --manifest?)\n');
+  });
+
+  it('an unknown command names the nearest one', () => {
+    const { error, output } = parseError(['scroe']);
+    expect(error.code).toBe('commander.unknownCommand');
+    expect(output).toBe('gsr: error: unknown command scroe (did you mean score?)\n');
   });
 });
 

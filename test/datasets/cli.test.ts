@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, scaled } from '../helpers/cli.js';
 import { synthesizeDataset } from '../../src/datasets/index.js';
 import { listTree, tempDir, writeWhatsupFolder } from './fixtures.js';
 
@@ -25,7 +25,7 @@ describe('gsr dataset (CLI)', () => {
       expect(r.stdout).toMatch(new RegExp(`^${split}\\s+${n}$`, 'm'));
     }
     expect((await readFile(out, 'utf8')).trim().split('\n')).toHaveLength(30);
-  }, 90_000);
+  }, scaled(90_000));
 
   it('synth vsp-layout writes a tree that import vsp reads; it refuses a folder that is not empty', async () => {
     const dir = join(await tempDir(), 'vsp');
@@ -40,7 +40,7 @@ describe('gsr dataset (CLI)', () => {
     expect(again.status).toBe(1);
     oneLineError(again.stderr);
     expect(again.stderr).toContain(`${dir} is not empty`);
-  }, 90_000);
+  }, scaled(90_000));
 
   it('bad input: one error line naming file and record, non-zero exit, nothing written', async () => {
     const root = await writeWhatsupFolder({ 'controlled_images_dataset.json': [{ image_path: '../../etc/passwd', caption_options: ['A mug on a table', 'A mug under a table'] }] }, []);
@@ -54,7 +54,7 @@ describe('gsr dataset (CLI)', () => {
     const format = runCli(['dataset', 'import', 'coco', '--root', root, '--out', out]);
     expect(format.status).not.toBe(0);
     expect(format.stderr).toMatch(/unknown dataset format "coco"/);
-  }, 60_000);
+  }, scaled(60_000));
 
   it('synth writes a set and reports it; bad flags fail with one line', async () => {
     const dir = await tempDir();
@@ -72,5 +72,5 @@ describe('gsr dataset (CLI)', () => {
     expect(bad.status).toBe(2);
     oneLineError(bad.stderr);
     expect(bad.stderr).toMatch(/option '--count <n>' argument '0' is invalid\. Expected a positive integer\./);
-  }, 90_000);
+  }, scaled(90_000));
 });

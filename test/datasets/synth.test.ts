@@ -9,6 +9,7 @@ import { readManifestAll, resolveItemImage, type ManifestItem } from '../../src/
 import { floorPointAt, makeCamera, project } from '../../src/datasets/synth/camera.js';
 import { rleDecode } from '../../src/geometry/rle.js';
 import { listTree, tempDir } from './fixtures.js';
+import { scaled } from '../helpers/cli.js';
 
 const SEED = 11;
 const COUNT = 12; // styles cycle every 3 scenes, relations every 12: one scene per style x relation.
@@ -33,7 +34,7 @@ describe('gsr dataset synth', () => {
     await synthesizeDataset({ out: dirB, count: COUNT, seed: SEED, workers: 0 });
     items = await readManifestAll(join(dirA, 'manifest.jsonl'));
     coco = JSON.parse(await readFile(join(dirA, 'annotations.json'), 'utf8')) as CocoFile;
-  }, 120_000);
+  }, scaled(120_000));
 
   it('gives byte-identical trees for one seed in two folders, and different ones for another seed', async () => {
     const files = await listTree(dirA);
@@ -43,7 +44,7 @@ describe('gsr dataset synth', () => {
     const dirC = await tempDir('gsr-synth-c-');
     await synthesizeDataset({ out: dirC, count: 3, seed: SEED + 1, workers: 0 });
     expect((await readFile(join(dirC, 'images/synth-00000.jpg'))).equals(await readFile(join(dirA, 'images/synth-00000.jpg')))).toBe(false);
-  }, 60_000);
+  }, scaled(60_000));
 
   it('writes no absolute paths or timestamps', async () => {
     for (const f of ['manifest.jsonl', 'annotations.json']) {

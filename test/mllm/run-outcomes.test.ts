@@ -6,6 +6,7 @@ import { createOpenAiAnswerer, RunStore, runPrompts } from '../../src/mllm/index
 import { startFakeServer, type FakeServer } from './fake-server.js';
 import { writePrompts } from './prompt-fixtures.js';
 import { spawnCli } from './spawn.js';
+import { scaled } from '../helpers/cli.js';
 
 const servers: FakeServer[] = [];
 afterEach(async () => {
@@ -44,5 +45,5 @@ describe('run outcomes', () => {
     expect(failed.stderr).toContain('2 of 5 prompts failed (ok 3, already done 0); exit code 3');
     const clean = await spawnCli(['run', '--prompts', writePrompts(dir, 2, 'two.jsonl').path, '--model', 'm1', '--base-url', server.url, '--store', join(dir, 'ok.sqlite')]).done;
     expect(clean.code).toBe(0);
-  }, 150_000);
+  }, scaled(150_000));
 });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAiAnswerer, exportResponses, RunStore, runPrompts, type RunOptions } from '../../src/mllm/index.js';
 import { fakeAnswer, startFakeServer, type Fault, type FakeServer } from './fake-server.js';
 import { IMAGE_BYTES, seededRandom, writePrompts } from './prompt-fixtures.js';
+import { scaled } from '../helpers/cli.js';
 
 const servers: FakeServer[] = [];
 const stores: RunStore[] = [];
@@ -190,5 +191,5 @@ describe('runner against a real local HTTP server', () => {
       const text = `prompt #${Number(r.key.slice(4))}: which caption?`;
       if (r.status === 'ok') expect(server.requests.get(text)).toBe(before.get(text));
     }
-  }, 150_000);
+  }, scaled(150_000));
 });

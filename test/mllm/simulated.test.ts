@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { boxIou } from '../../src/geometry/boxes.js';
 import { shiftToIou, simulatedBox, simulatedSettings } from '../../src/mllm/baselines/index.js';
 import { runPipeline } from '../../src/pipeline/index.js';
+import { scaled } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'gsr-simulated-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -37,7 +38,7 @@ describe('simulated boxes', () => {
 });
 
 describe('simulated answerers in a pipeline', () => {
-  it('reach their target G-Score, are scored like models, and the regression finds the effect built in', { timeout: 300_000 }, async () => {
+  it('reach their target G-Score, are scored like models, and the regression finds the effect built in', { timeout: scaled(300_000) }, async () => {
     const sims = [0, 0.25, 0.5, 0.75, 1].map((g) => `  - { name: sim-${g * 100}, kind: simulated, grounding: ${g}, reasoning_error: 0.1, seed: 2 }`).join('\n');
     const file = join(work, 'sim.yaml');
     writeFileSync(

@@ -14,7 +14,7 @@ import { loadImage } from '../../src/perception/image.js';
 import { decodeFastestDet } from '../../src/perception/models/fastestdet.js';
 import { detectors } from '../../src/perception/registry.js';
 import type { Detector } from '../../src/perception/types.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, scaled } from '../helpers/cli.js';
 import { describeShared, itShared } from '../helpers/shared.js';
 import { FASTESTDET_TINY, FIXTURES } from './paths.js';
 
@@ -190,6 +190,6 @@ describeShared("the real FastestDet on the What'sUp sample photos", ['fastestdet
     expect(hits).toHaveLength(20);
     // Measured: mean IoU 0.838 over the 20 it finds (its first box per phrase).
     expect(hits.reduce((a, b) => a + b, 0) / hits.length).toBeCloseTo(0.838, 3);
-  }, 120_000);
+  }, scaled(120_000));
 });
 

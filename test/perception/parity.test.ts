@@ -46,7 +46,7 @@ import {
   type MeasuredRow,
   type ReferenceSet,
 } from './parity-fixtures.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, scaled } from '../helpers/cli.js';
 import { describeShared, itShared } from '../helpers/shared.js';
 import { FASTESTDET_TINY, FIXTURES, IMAGES } from './paths.js';
 
@@ -171,7 +171,7 @@ describe('gsr annotate --depth zoedepth-nyu-kitti with an exported file', () => 
     expect(dog.depth).toMatchObject({ unit: 'm' });
     expect(dog.depth!.median).toBeGreaterThan(0.68);
     expect(dog.depth!.median).toBeLessThan(0.72);
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 interface DinoRef {

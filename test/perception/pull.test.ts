@@ -13,7 +13,7 @@ import { readModelsLock, writeModelsLock } from '../../src/formats/models-lock.j
 import { listManifests, parseManifest, type ModelManifest } from '../../src/perception/manifest.js';
 import { pullModel } from '../../src/perception/pull.js';
 import { GsrError } from '../../src/util/errors.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, scaled } from '../helpers/cli.js';
 import { FakeHub, gitSha1Of, sha256Of } from '../helpers/fake-hub.js';
 import { writeDepthFixture } from '../helpers/onnx-fixtures.js';
 
@@ -261,7 +261,7 @@ describe('gsr models pull: an interrupted pull resumes', () => {
   });
 });
 
-describe('gsr models pull (CLI)', { timeout: 240_000 }, () => {
+describe('gsr models pull (CLI)', { timeout: scaled(240_000) }, () => {
   it('prints how each file was checked and its revision; a changed file exits non-zero with one line; --update takes it', async () => {
     const manifests = join(work, 'manifests');
     mkdirSync(manifests, { recursive: true });

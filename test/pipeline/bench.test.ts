@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chromium } from 'playwright-core';
 import { loadBenchPipeline } from '../../src/pipeline/bench.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, scaled } from '../helpers/cli.js';
 import { itShared } from '../helpers/shared.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -75,7 +75,7 @@ describe('pipelines/vsp.yaml', () => {
     expect(scored.filter((s) => s.mode === 'strict' || ['maze-main', 'collision', 'google-map'].includes(s.task)).every((s) => s.scriptInvalid === undefined)).toBe(true);
     const again = runCli(['pipeline', 'run', 'pipelines/vsp.yaml', '--out', out, '--json'], { env });
     expect(JSON.parse(again.stdout).stages.every((s: { status: string }) => s.status === 'skipped')).toBe(true);
-  }, 240_000);
+  }, scaled(240_000));
 
   it.skipIf(!haveChromium)('writes a report that opens in chromium with no errors and no network requests', async () => {
     const file = join(out, 'report', 'report.html');
@@ -99,7 +99,7 @@ describe('pipelines/vsp.yaml', () => {
     } finally {
       await browser.close();
     }
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe('pipelines/vsp-published.yaml', () => {
@@ -115,5 +115,5 @@ describe('pipelines/vsp-published.yaml', () => {
     const r = runCli(['pipeline', 'check', 'pipelines/vsp-published.yaml'], { env: { ...env, VSP_ROOT: vsp } });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('pipelines/vsp-published.yaml: ok (dataset -> prompts -> answer -> score -> report; benchmark vsp;');
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_ANNOTATOR, writeFixtureModels } from '../helpers/annotator-fixtures.js';
-import { MODELS_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { MODELS_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT, scaled } from '../helpers/cli.js';
 import { whatsupLayoutSample } from '../helpers/samples.js';
 import { itShared } from '../helpers/shared.js';
 import { pipelineStatus, runPipeline } from '../../src/pipeline/index.js';
@@ -135,7 +135,7 @@ describe('gsr pipeline run (end to end)', () => {
     } finally {
       await browser.close();
     }
-  }, 240_000);
+  }, scaled(240_000));
 
   it('skips every stage on a second run, and the CLI prints the table and the report path', async () => {
     const file = pipelineFile('small', SMALL(out, endpointModel));
@@ -147,7 +147,7 @@ describe('gsr pipeline run (end to end)', () => {
     expect(r.stdout).toMatch(/^geometric +geometric +100\.0/m);
     expect(r.stdout).toMatch(/^endpoint +openai /m);
     expect(r.stdout).toContain(`report: ${join(out, 'report', 'report.html')}`);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('reruns only from the stage whose settings changed, reusing stored answers', async () => {
     const before = requests;
@@ -159,7 +159,7 @@ describe('gsr pipeline run (end to end)', () => {
     expect(existsSync(join(out, 'score', 'always-first'))).toBe(false);
     const now = await pipelineStatus(file, { env: env() });
     expect(now.stages.map((s) => s.state)).toEqual(Array(7).fill('complete'));
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe('gsr pipeline run: bad pipelines fail with one line and write nothing', () => {
@@ -242,7 +242,7 @@ describe("gsr pipeline run on a What'sUp-layout folder with a detector", () => {
     expect(geo.failed).toBeGreaterThan(0);
     expect(geo.g_score).toBe(1);
     expect(existsSync(result.report!)).toBe(true);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('an interrupted annotation resumes from its journal', async () => {
     const out = join(work, 'out-whatsup-interrupt');
@@ -261,7 +261,7 @@ describe("gsr pipeline run on a What'sUp-layout folder with a detector", () => {
     expect(lines).toContain('gsr: [2/7] annotate: resuming an interrupted run');
     expect(result.stages.every((s) => s.status === (s.name === 'dataset' ? 'skipped' : 'ran'))).toBe(true);
     expect(JSON.parse(readFileSync(join(out, 'annotate', 'annotations.json'), 'utf8')).images).toHaveLength(30);
-  }, 120_000);
+  }, scaled(120_000));
 
   itShared('the 16 real photos with the real FastestDet', ['whatsupSample', 'fastestdet'], async () => {
     const out = join(work, 'out-real');
@@ -273,7 +273,7 @@ describe("gsr pipeline run on a What'sUp-layout folder with a detector", () => {
     const geo = result.rows.find((r) => r.model === 'geometric')!;
     expect(geo.failed).toBeGreaterThan(0);
     expect(geo.g_score).toBe(1);
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe('synthetic data with an installed detector', () => {
@@ -297,7 +297,7 @@ stop_after: annotate
     const quality = JSON.parse(readFileSync(join(out, 'annotate', 'quality.json'), 'utf8'));
     expect(quality.images.truth).toBe(4);
     expect(JSON.parse(readFileSync(join(out, 'annotate', 'annotations.json'), 'utf8')).info.source).toBe('exact-synthetic');
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe('interrupting a run', () => {
@@ -338,7 +338,7 @@ models:
     // Answers committed before the interrupt were not asked again.
     expect(requests - start).toBeLessThan(total + asked);
     expect(requests - start).toBeGreaterThanOrEqual(total);
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe('per-model templates', () => {
@@ -367,5 +367,5 @@ models:
     expect(shared[0].text.startsWith('Pick one.')).toBe(false);
     const asked = new Set(readFileSync(join(out, 'answer', 'terse', 'responses.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).key));
     expect(asked).toEqual(new Set(own.map((p) => p.key)));
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -14,7 +14,7 @@ import { parse, stringify } from 'yaml';
 import { runPipeline, type PipelineResult } from '../../src/pipeline/index.js';
 import { formatSummaryTable } from '../../src/pipeline/summary.js';
 import { qwenSmartResize } from '../../src/scoring/index.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, scaled } from '../helpers/cli.js';
 import { startFakeServer, type FakeServer } from '../mllm/fake-server.js';
 
 const work = mkdtempSync(join(tmpdir(), 'gsr-endpoint-boxes-'));
@@ -182,7 +182,7 @@ describe("the README's ask-a-model example against servers answering in differen
     // analysis.json: the fit's estimates inside their intervals.
     const analysis = JSON.parse(readFileSync(join(out, 'analyze', 'analysis.json'), 'utf8'));
     for (const c of analysis.regression.fit.coefficients) expect(c.estimate >= c.ci[0] && c.estimate <= c.ci[1]).toBe(true);
-  }, 600_000);
+  }, scaled(600_000));
 
   it('a second model id gets its own row and folders; a server answering gibberish gives a warning, the unparsed count and no regression point', async () => {
     const model = 'Qwen/Qwen2.5-VL-3B-Instruct';
@@ -206,7 +206,7 @@ describe("the README's ask-a-model example against servers answering in differen
     expect(html).toMatch(/data-testid="regression-left-out">Left out of the regression: Qwen\/Qwen2\.5-VL-3B-Instruct \(no box read from/);
     expect(html).toContain(`data-testid="t2:${model}:unparsed" data-value="${objects()}"`);
     expect(lines.some((l) => l.includes(`warning: ${model} left out of the regression`))).toBe(true);
-  }, 600_000);
+  }, scaled(600_000));
 
   it('plain lists: resized-input pixels under the Qwen2.5-VL id, original pixels under an unknown id (auto)', async () => {
     const qwen = await runWith('qwen-list', 'Qwen/Qwen2.5-VL-7B-Instruct');
@@ -217,5 +217,5 @@ describe("the README's ask-a-model example against servers answering in differen
     expect(row.g_unparsed).toBe(0);
     expect(unknown.lines.some((l) => l.includes('my-vlm: box format: auto (no family known for "my-vlm"'))).toBe(true);
     expect(JSON.parse(readFileSync(join(out, 'score', 'my-vlm', 'grounding.json'), 'utf8')).guessed_formats).toEqual({ pixels: objects() });
-  }, 600_000);
+  }, scaled(600_000));
 });

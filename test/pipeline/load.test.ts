@@ -1,5 +1,7 @@
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parsePipeline } from '../../src/formats/pipeline-file.js';
+import { checkPipelineText, parsePipeline } from '../../src/formats/pipeline-file.js';
+import { PipelineSchema } from '../../src/formats/pipeline.js';
 import { ALPHA_RULES, GREY16_RULES, ICC_RULES } from '../../src/perception/types.js';
 import { annotatorModels } from '../../src/pipeline/stages/annotate.js';
 
@@ -119,5 +121,27 @@ describe('pipeline file', () => {
     const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
     for (let i = 1; i < 7; i++) levels.push(`l${i}: &l${i} [${Array(9).fill(i === 1 ? '*a' : `*l${i - 1}`).join(',')}]`);
     expect(() => parsePipeline(levels.join('\n') + '\n', 'bomb.yaml', {})).toThrow(/^bomb\.yaml: invalid YAML: Excessive alias count/);
+  });
+
+  it('a relative path from an environment variable resolves against the working directory, one written in the file against its folder', () => {
+    const text = `name: t\nout: \${OUT:-out/t}\ndataset:\n  manifest: \${GSR_MANIFEST}\nannotations:\n  file: ann/\${NAME}.json\nmodels: []\n`;
+    const p = parsePipeline(text, '/tmp/x/p.yaml', { GSR_MANIFEST: 'my-images/manifest.jsonl', NAME: 'a' });
+    expect(p.config.dataset.manifest).toBe(resolve(process.cwd(), 'my-images/manifest.jsonl'));
+    expect(p.config.out).toBe('/tmp/x/out/t'); // the default is written in the file
+    expect(p.config.annotations.file).toBe('/tmp/x/ann/a.json'); // the variable is not where the path starts
+    expect(parsePipeline(text, '/tmp/x/p.yaml', { GSR_MANIFEST: '/data/m.jsonl', OUT: 'runs/o', NAME: 'a' }).config).toMatchObject({ out: resolve(process.cwd(), 'runs/o'), dataset: { manifest: '/data/m.jsonl' } });
+  });
+
+  it('checkPipelineText lists every problem: schema issues with their lines, and unset variables', () => {
+    const text = `name: t\nout: out\ndataset:\n  synthetic:\n    count: many\n    colour: red\nprompts:\n  tasks: [mc, nope]\nmodels:\n  - name: a\n    kind: openai\n    base_url: \${NOPE_URL}\n`;
+    const c = checkPipelineText(PipelineSchema, text, 'p.yaml', {});
+    expect(c.config).toBeNull();
+    expect(c.problems).toHaveLength(4);
+    expect(c.problems.join('\n')).toMatch(/^p\.yaml:5:\d+: .*dataset\.synthetic\.count/m);
+    expect(c.problems.join('\n')).toMatch(/^p\.yaml:6:\d+: unknown key "colour"/m);
+    expect(c.problems.join('\n')).toMatch(/^p\.yaml:8:\d+: .*prompts\.tasks\[1\]/m);
+    expect(c.problems).toContain('p.yaml: models[0].base_url: environment variable NOPE_URL is not set');
+    // parsePipeline stops at the first and says how many more there are.
+    expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/ \(and 3 more; `gsr pipeline check` lists them all\)$/);
   });
 });

@@ -6,11 +6,12 @@ import { readCocoFile } from '../../src/formats/coco.js';
 import { loadPipeline } from '../../src/formats/pipeline-file.js';
 import type { PhotoObject } from '../../src/formats/photos.js';
 import { boxIou } from '../../src/geometry/boxes.js';
+import { MANIFEST_DIR } from '../../src/perception/manifest.js';
 import { preflight, runPipeline } from '../../src/pipeline/index.js';
 import { photoObjects } from '../../src/pipeline/stages/photos.js';
 import { FIXTURE_ANNOTATOR } from '../helpers/annotator-fixtures.js';
 import { writeGroundingDinoFixture } from '../helpers/onnx-fixtures.js';
-import { MODELS_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { MODELS_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT, scaled } from '../helpers/cli.js';
 import { whatsupLayoutSample } from '../helpers/samples.js';
 import { itShared } from '../helpers/shared.js';
 
@@ -65,7 +66,7 @@ describe('pipeline photos stage', () => {
     root = await whatsupLayoutSample();
   });
 
-  it('annotates a What\'sUp-layout folder, measures the hit rate against its reference and shows both boxes in the report', { timeout: 300_000 }, async () => {
+  it('annotates a What\'sUp-layout folder, measures the hit rate against its reference and shows both boxes in the report', { timeout: scaled(300_000) }, async () => {
     // The project's rendered sample stands in for photos and its exact boxes for hand-drawn ones. The
     // detector is a fixture GroundingDINO that puts every "table" at one scene's table and every "mug"
     // at one scene's mug, and finds nothing else.
@@ -119,12 +120,13 @@ describe('pipeline photos stage', () => {
       const loaded = await loadPipeline(file, { GSR_MODELS_PATH: '' });
       return preflight(loaded.config, file).then(() => null, (e: Error) => e.message);
     };
-    expect(await check(`  root: ${join(work, 'none')}\n  reference: ${REFERENCE}\n${base}`)).toMatch(/bad\.yaml: photos\.root: folder not found: .*none$/);
-    expect(await check(`  root: ${root}\n  reference: ${join(work, 'none.json')}\n${base}`)).toMatch(/photos\.reference: file not found: .*none\.json$/);
+    expect(await check(`  root: ${join(work, 'none')}\n  reference: ${REFERENCE}\n${base}`)).toMatch(/bad\.yaml: photos\.root: folder not found: .*none( \(and 1 more; `gsr pipeline check` lists them all\))?$/);
+    expect(await check(`  root: ${root}\n  reference: ${join(work, 'none.json')}\n${base}`)).toMatch(/photos\.reference: file not found: .*none\.json( \(and 1 more; `gsr pipeline check` lists them all\))?$/);
     const saved = process.env.GSR_MODELS_PATH;
     delete process.env.GSR_MODELS_PATH;
     try {
-      expect(await check(`  root: ${root}\n  reference: ${REFERENCE}\n${base}`)).toBe(`${join(work, 'bad.yaml')}: photos.detector: fastestdet is not installed in ${models} or GSR_MODELS_PATH (run \`gsr models pull fastestdet\`)`);
+      // Where it looked (--models-dir, then the package's own models/) and the command that installs it.
+      expect(await check(`  root: ${root}\n  reference: ${REFERENCE}\n${base}`)).toBe(`${join(work, 'bad.yaml')}: photos.detector: model fastestdet is not installed: looked in ${models}, ${MANIFEST_DIR.replace(/\/$/, '')}; run \`gsr models pull fastestdet\`, or point --models-dir or GSR_MODELS_PATH at a folder holding fastestdet/`);
     } finally {
       if (saved !== undefined) process.env.GSR_MODELS_PATH = saved;
     }
@@ -142,7 +144,7 @@ describe('pipelines/demo.yaml and its real-photo stage', () => {
     expect(r.stages.map((s) => s.name)).not.toContain('photos');
     expect(lines).toContain('gsr: photos skipped (GSR_PHOTOS_ROOT not set)');
     expect(r.skipped_sections).toEqual([{ name: 'photos', reason: 'GSR_PHOTOS_ROOT not set', how: 'set GSR_PHOTOS_ROOT to a folder of photos in What\'sUp\'s layout and install fastestdet (`gsr models pull fastestdet`) to run the real-photo check (docs/pipeline.md, "Real photos")' }]);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('takes the photos from GSR_PHOTOS_ROOT', async () => {
     const loaded = await loadPipeline(DEMO, { GSR_PHOTOS_ROOT: '/data/photos' });
@@ -165,7 +167,7 @@ describe('pipelines/demo.yaml and its real-photo stage', () => {
     expect(html).toContain('data-testid="photos:hit-rate" data-value="0.6666666666666666"');
     expect(html).toContain('FastestDet stands in for GroundingDINO.');
     expect((html.match(/data-testid="photo:/g) ?? []).length).toBe(16);
-  }, 300_000);
+  }, scaled(300_000));
 
   itShared('checks out with the photos and FastestDet beside the repository', ['whatsupSample', 'fastestdet'], async () => {
     const loaded = await loadPipeline(DEMO, { GSR_PHOTOS_ROOT: WHATSUP_SAMPLE_ROOT });

@@ -6,7 +6,7 @@ import { generateSnorkelItems } from '../../src/benchmarks/snorkel-spatial/gener
 import { buildSnorkelPrompts } from '../../src/benchmarks/snorkel-spatial/prompts.js';
 import { RunStore } from '../../src/mllm/index.js';
 import { loadBenchPipeline, runBenchPipeline } from '../../src/pipeline/bench.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, scaled } from '../helpers/cli.js';
 import { startFakeServer } from '../mllm/fake-server.js';
 
 const FILE = join(REPO_ROOT, 'pipelines', 'snorkel-spatial.yaml');
@@ -71,7 +71,7 @@ describe('pipelines/snorkel-spatial.yaml', () => {
     expect(answer.summary.models).toEqual([expect.objectContaining({ name: 'oracle', answer_attempts: 10, reasked: 0 }), expect.objectContaining({ name: 'random', answer_attempts: 10, reasked: 0 })]);
     const again = runCli(['pipeline', 'run', 'pipelines/snorkel-spatial.yaml', '--out', out, '--json'], { env: offline });
     expect(JSON.parse(again.stdout).stages.every((s: { status: string }) => s.status === 'skipped')).toBe(true);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('asks an endpoint with text only, re-asks invalid answers up to answer_attempts, and records them', async () => {
     const settings = { count: 6, actions: [10, 20, 50, 100, 200], seed: 0, board_width: 20, particles: 3 };
@@ -117,7 +117,7 @@ describe('pipelines/snorkel-spatial.yaml', () => {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 it.runIf(existsSync(FILE))('the pipeline file names only keys the schema knows', async () => {

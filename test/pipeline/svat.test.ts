@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { RunStore } from '../../src/mllm/index.js';
 import { loadBenchPipeline, runBenchPipeline } from '../../src/pipeline/bench.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, scaled } from '../helpers/cli.js';
 import { startFakeServer } from '../mllm/fake-server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsr-svat-pipeline-'));
@@ -50,7 +50,7 @@ describe('pipelines/svat.yaml', () => {
     const html = readFileSync(join(out, 'report', 'report.html'), 'utf8');
     expect(html).toContain('id="sec-svat-phi-plot"');
     expect(existsSync(join(out, 'dataset', 'images', 'I5-objects-M3-guide-1-q.png'))).toBe(true);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('asks an endpoint for a Yes/No completion (max_tokens 5, temperature 0, recorded) and judges it by the first word; the lenient mode reads JSON too', async () => {
     const doc = parseDocument(readFileSync(join(REPO_ROOT, 'pipelines', 'svat.yaml'), 'utf8'));
@@ -93,5 +93,5 @@ describe('pipelines/svat.yaml', () => {
     } finally {
       await server.close();
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildPromptFile, indexDepth, depthHint, DEFAULT_TEMPLATES } from '../../src/prompts/index.js';
 import { sha256File } from '../../src/util/hash.js';
 import type { PromptRecord } from '../../src/formats/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, scaled } from '../helpers/cli.js';
 import { whatsupLayoutSample } from '../helpers/samples.js';
 import { depthAnnotations, sampleItems as itemsIn, tempDir, writeManifest } from './fixtures.js';
 
@@ -120,7 +120,7 @@ describe('DAP prompts', () => {
 });
 
 // These spawn the CLI from source; one start can take tens of seconds on a loaded 2-core machine.
-describe('gsr prompts (CLI)', { timeout: 150_000 }, () => {
+describe('gsr prompts (CLI)', { timeout: scaled(150_000) }, () => {
   it('builds a prompt file with per-model templates and prints a JSON summary', () => {
     const dir = tempDir();
     const manifest = writeManifest(dir, sampleItems().slice(0, 1));

@@ -11,6 +11,7 @@ import { FIXTURE_ANNOTATOR, writeFixtureModels } from '../helpers/annotator-fixt
 import { redisUnavailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { startFakeServer, type FakeServer } from '../mllm/fake-server.js';
 import { gsr, killAll } from './procs.js';
+import { scaled } from '../helpers/cli.js';
 
 const skip = redisUnavailable();
 
@@ -83,5 +84,5 @@ describe.skipIf(skip !== null)('a pipeline with queue:', () => {
     for (const w of workers) expect(await w.exited).toBe(0);
     expect(workers[0].output()).toMatch(/stopped after [1-9]\d* jobs/);
     expect(workers[1].output()).toMatch(/stopped after [1-9]\d* jobs/);
-  }, 300_000);
+  }, scaled(300_000));
 });

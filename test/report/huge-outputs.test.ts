@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadAllResults } from '../../src/analysis/index.js';
 import { reportWriters } from '../../src/report/index.js';
 import { exampleWorkspace } from './helpers.js';
+import { scaled } from '../helpers/cli.js';
 
 describe('huge model outputs in the report', () => {
   it('three 1 MB outputs: the page holds bounded previews, each whole text is one linked side file', async () => {
@@ -29,5 +30,5 @@ describe('huge model outputs in the report', () => {
       expect(links.map((l) => readFileSync(join(dir, l), 'utf8'))).toContain(text);
       expect(html).toContain(`first 2000 of ${text.length} characters`);
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

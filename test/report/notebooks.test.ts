@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, scaled } from '../helpers/cli.js';
 import { EXAMPLE_RESULTS, MODELS } from './helpers.js';
 
 describe('notebooks', () => {
-  it('paper-tables.ts rebuilds Tables 1-3 and Figure 4 headless', { timeout: 180_000 }, () => {
+  it('paper-tables.ts rebuilds Tables 1-3 and Figure 4 headless', { timeout: scaled(180_000) }, () => {
     const out = mkdtempSync(join(tmpdir(), 'gsr-nb-'));
     const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'notebooks', 'paper-tables.ts'), '--out', out, ...MODELS.map((m) => join(EXAMPLE_RESULTS, m))], {
       cwd: REPO_ROOT,

@@ -5,7 +5,7 @@ import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { comparePublished, loadAllResults } from '../../src/analysis/index.js';
 import { readPaperNameMap, readPaperTables } from '../../src/formats/paper.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, scaled } from '../helpers/cli.js';
 import { PAPER_NAMED_MODELS, PAPER_NAMED_RESULTS } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -41,7 +41,7 @@ describe('published beside measured', () => {
     expect(list[2].cells.map((c) => [c.column, c.published])).toEqual([['without_depth', 53.4], ['with_depth', 60.3]]);
   });
 
-  it.skipIf(!haveChromium)('gsr report shows the tables in chromium', { timeout: 300_000 }, async () => {
+  it.skipIf(!haveChromium)('gsr report shows the tables in chromium', { timeout: scaled(300_000) }, async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'gsr-published-')), 'report.html');
     const r = runCli(['report', '--results', ...dirs, '--out', out, '--resamples', '200']);
     expect(r.status).toBe(0);

@@ -9,7 +9,7 @@ import { labelOf, type Edit } from '../../src/review/edits.js';
 import { buildReviewedCoco } from '../../src/review/export.js';
 import { buildSlots } from '../../src/review/labels.js';
 import { reviewAgreement } from '../../src/review/agreement.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, scaled } from '../helpers/cli.js';
 import { syntheticReviewSet, type SyntheticReviewSet } from './helpers.js';
 
 describe('cohenKappa', () => {
@@ -25,13 +25,13 @@ describe('cohenKappa', () => {
     // No variation at all: kappa is undefined.
     expect(cohenKappa(['x', 'x'], ['x', 'x']).kappa).toBeNull();
     expect(() => cohenKappa(['x'], [])).toThrow(RangeError);
-  }, 180_000);
+  }, scaled(180_000));
 
   it('equals statsmodels cohens_kappa (test/fixtures/review/make_kappa_reference.py)', () => {
     const ref = JSON.parse(readFileSync(join(REPO_ROOT, 'test/fixtures/review/kappa-reference.json'), 'utf8')) as { cases: Array<{ a: string[]; b: string[]; kappa: number }> };
     expect(ref.cases.length).toBe(5);
     for (const c of ref.cases) expect(cohenKappa(c.a, c.b).kappa).toBeCloseTo(c.kappa, 12);
-  }, 180_000);
+  }, scaled(180_000));
 });
 
 describe('two reviewers over the same labels', () => {
@@ -64,7 +64,7 @@ describe('two reviewers over the same labels', () => {
     writeFileSync(files[0], JSON.stringify(a));
     writeFileSync(files[1], JSON.stringify(b));
     expect(keys.length).toBeGreaterThanOrEqual(6);
-  }, 60_000);
+  }, scaled(60_000));
 
   it('compares only labels both reviewed, with kappa, IoU and the disagreements', async () => {
     const { readCocoFile } = await import('../../src/formats/coco.js');
@@ -78,7 +78,7 @@ describe('two reviewers over the same labels', () => {
     expect(s.iou.n).toBe(3);
     expect(s.disagreements.map((d) => `${d.key} ${d.why}`).sort()).toEqual([`${keys[1]} decision`, `${keys[2]} box`].sort());
     expect(s.iou.at_least['0.5']).toBeCloseTo(2 / 3, 12);
-  }, 180_000);
+  }, scaled(180_000));
 
   it('prints the summary and the disagreements; reviewer names are quoted', () => {
     const r = runCli(['review', 'agreement', ...files]);
@@ -87,5 +87,5 @@ describe('two reviewers over the same labels', () => {
     expect(r.stdout).toMatch(/Cohen kappa 0\.545/);
     expect(r.stdout).toMatch(/disagreements to adjudicate: 2/);
     expect(r.stdout).toContain('"ann <i>"');
-  }, 180_000);
+  }, scaled(180_000));
 });

@@ -9,6 +9,7 @@ import { buildSlots } from '../../src/review/labels.js';
 import { buildQueue, recallAtShare } from '../../src/review/queue.js';
 import { simulatePseudoLabels, CORRUPTION_KINDS } from '../../src/review/simulate.js';
 import { syntheticReviewSet } from './helpers.js';
+import { scaled } from '../helpers/cli.js';
 
 const W = 100;
 const H = 80;
@@ -110,7 +111,7 @@ describe('the queue on simulated pseudo-labels with known errors', () => {
     }
     console.log(`review queue: share of corrupted labels in the first 10% = ${figures.map((f) => f.toFixed(3)).join(', ')} (seeds 1-3, ${set.items.length} scenes)`);
     for (const f of figures) expect(f).toBeGreaterThanOrEqual(0.8);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('flags every label the detector never found, with the reason', async () => {
     const set = await syntheticReviewSet(20, { seed: 4, rate: 0.2, kinds: ['not-found'] });
@@ -124,5 +125,5 @@ describe('the queue on simulated pseudo-labels with known errors', () => {
       expect(queue.find((e) => e.key === key)!.reasons).toEqual([expect.objectContaining({ kind: 'not-found', weight: 1 })]);
     }
     expect(queue.filter((e) => e.reasons.some((r) => r.kind === 'not-found')).length).toBe(notFound.length);
-  }, 60_000);
+  }, scaled(60_000));
 });

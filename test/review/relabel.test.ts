@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ReviewSession } from '../../src/review/session.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, scaled } from '../helpers/cli.js';
 import { syntheticReviewSet, type SyntheticReviewSet } from './helpers.js';
 
 const MODELS = ['geometric', 'random', 'always-first'];
@@ -42,7 +42,7 @@ describe('gsr analyze relabel on a corrected synthetic set', () => {
     const r = runCli(['analyze', 'relabel', '--before', set.pseudoFile, '--after', join(work, 'reviewed.json'), '--results', ...MODELS.map((m) => join(work, 'out', 'score', m)), '--resamples', '500', '--json']);
     expect(r.status, r.stderr).toBe(0);
     relabel = JSON.parse(r.stdout);
-  }, 240_000);
+  }, scaled(240_000));
 
   it('recovers the G-Scores against exact truth for every baseline', () => {
     let moved = 0;
@@ -70,7 +70,7 @@ describe('gsr analyze relabel on a corrected synthetic set', () => {
     expect(geometric.avg_after).toBeLessThan(1);
     expect(moved).toBeGreaterThan(0);
     expect(relabel.regression.models).toEqual(MODELS);
-  }, 180_000);
+  }, scaled(180_000));
 
   it('prints a table per model and column, and the regression before and after', () => {
     const r = runCli(['analyze', 'relabel', '--before', set.pseudoFile, '--after', join(work, 'reviewed.json'), '--results', ...MODELS.map((m) => join(work, 'out', 'score', m)), '--resamples', '200']);
@@ -78,7 +78,7 @@ describe('gsr analyze relabel on a corrected synthetic set', () => {
     expect(r.stdout).toMatch(/^geometric\tsynthetic\/subject\t100\.0\t/m);
     expect(r.stdout).toMatch(/regression reasoning:total:circular ~ grounding:avg across 3 models/);
     expect(r.stdout).toMatch(/before review: slope/);
-  }, 180_000);
+  }, scaled(180_000));
 
   it('adds a pseudo-labels vs reviewed labels section to the report', () => {
     const out = join(work, 'report.html');
@@ -94,11 +94,11 @@ describe('gsr analyze relabel on a corrected synthetic set', () => {
     const plain = runCli(['report', '--results', join(work, 'out', 'score', 'random'), '--reviewed', join(work, 'reviewed.json'), '--out', join(work, 'r2.html')]);
     expect(plain.status).not.toBe(0);
     expect(plain.stderr).toMatch(/^gsr: error: --reviewed needs --annotations/);
-  }, 180_000);
+  }, scaled(180_000));
 
   it('names a bad input in one line', () => {
     const r = runCli(['analyze', 'relabel', '--before', join(work, 'nope.json'), '--after', set.pseudoFile, '--results', join(work, 'out', 'score', 'random')]);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/^gsr: error: .*nope\.json/);
-  }, 180_000);
+  }, scaled(180_000));
 });

@@ -12,7 +12,7 @@ import { readCocoFile } from '../../src/formats/coco.js';
 import { rleDecode } from '../../src/geometry/rle.js';
 import { buildSlots } from '../../src/review/labels.js';
 import { buildQueue } from '../../src/review/queue.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, scaled } from '../helpers/cli.js';
 import { writeSamDecoderFixture, writeSamEncoderFixture } from '../helpers/onnx-fixtures.js';
 import { syntheticReviewSet, type SyntheticReviewSet } from './helpers.js';
 
@@ -84,12 +84,12 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
     });
     await page.goto(server.url);
     await page.getByTestId('queue-entry').first().waitFor();
-  }, 180_000);
+  }, scaled(180_000));
 
   afterAll(async () => {
     await browser?.close();
     await kill(server);
-  }, 180_000);
+  }, scaled(180_000));
 
   it('lists the corrupted labels first, in the library queue order', async () => {
     const shown = await page.getByTestId('queue-entry').evaluateAll((els) => els.map((e) => e.getAttribute('data-key')));
@@ -103,7 +103,7 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
     expect(corrupted.has(shown[0]!)).toBe(true);
     // Every entry shows why it is there.
     expect(await page.getByTestId('queue-entry').first().locator('.why').textContent()).not.toBe('');
-  }, 180_000);
+  }, scaled(180_000));
 
   it('drags a corner with the mouse, re-segments, takes a note and accepts with the keyboard', async () => {
     const target = set.corrupted.find((c) => c.kind !== 'not-found')!;
@@ -133,7 +133,7 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
     expect(await page.getByTestId('model-box').count()).toBe(1);
 
     await page.keyboard.press('s');
-    await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 60_000 }).toBe('saved: re-segment');
+    await expect.poll(() => page.getByTestId('status').textContent(), { timeout: scaled(60_000) }).toBe('saved: re-segment');
     await expect.poll(() => page.getByTestId('mask').isVisible()).toBe(true);
     expect(await page.locator('#info').textContent()).toContain('slimsam-77-uniform');
 
@@ -147,7 +147,7 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
     // Accepting moves on to the next label.
     await expect.poll(() => page.locator('#queue li.current').getAttribute('data-key')).not.toBe(key);
     await page.screenshot({ path: join(set.dir, 'review.png') });
-  }, 120_000);
+  }, scaled(120_000));
 
   it('shows the reviewer name and note as text, never as markup', async () => {
     await page.locator(`#queue li[data-key="${key}"]`).click();
@@ -156,7 +156,7 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
     expect(await page.locator('#info').textContent()).toContain(REVIEWER);
     expect(await page.locator('main b, header img, main script').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
-  }, 180_000);
+  }, scaled(180_000));
 
   const expectEdit = async () => {
     await expect.poll(() => page.getByTestId('state').textContent()).toBe('accepted');
@@ -170,14 +170,14 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
     await page.locator(`#queue li[data-key="${key}"]`).click();
     await expectEdit();
     expect(await page.locator(`#queue li[data-key="${key}"] .badge`).textContent()).toBe('accepted');
-  }, 180_000);
+  }, scaled(180_000));
 
   it('keeps the edit when the server is killed and started again', async () => {
     await kill(server);
     server = await startServer(args);
     await page.goto(`${server.url}#${encodeURIComponent(key)}`);
     await expectEdit();
-  }, 120_000);
+  }, scaled(120_000));
 
   it('draws a box for a noun the detector never found, and undoes it with the keyboard', async () => {
     const missing = set.corrupted.find((c) => c.kind === 'not-found')!;
@@ -201,7 +201,7 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
     expect(await page.getByTestId('box-readout').textContent()).toBe('none');
     expect(await page.getByTestId('state').textContent()).toBe('unreviewed');
     expect(await page.locator('#btn-undo').isDisabled()).toBe(true);
-  }, 180_000);
+  }, scaled(180_000));
 
   it('filters the queue by review state and reason', async () => {
     await page.selectOption('#filter-state', 'accepted');
@@ -212,7 +212,7 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
     await expect.poll(() => page.getByTestId('queue-entry').count()).toBe(n);
     await page.selectOption('#filter-reason', '');
     expect(errors).toEqual([]);
-  }, 180_000);
+  }, scaled(180_000));
 
   it('exports COCO with provenance that the later stages read', async () => {
     const out = join(set.dir, 'reviewed.json');
@@ -239,5 +239,5 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
     expect(coco.info.review).toMatchObject({ base_file: set.pseudoFile, reviewers: [REVIEWER] });
     // Valid against the annotation file schema (the relabel test scores a reviewed file too).
     await readCocoFile(out);
-  }, 180_000);
+  }, scaled(180_000));
 });

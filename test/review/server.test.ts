@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, isLoopback } from '../../src/review/server.js';
 import { ReviewSession } from '../../src/review/session.js';
 import { syntheticReviewSet, type SyntheticReviewSet } from './helpers.js';
+import { scaled } from '../helpers/cli.js';
 
 describe('review server guards', () => {
   let set: SyntheticReviewSet;
@@ -23,11 +24,11 @@ describe('review server guards', () => {
     items[0].image = 'linked/escape.jpg';
     writeFileSync(set.manifest, items.map((i: unknown) => JSON.stringify(i)).join('\n') + '\n');
     session = await ReviewSession.open({ annotations: set.pseudoFile, manifest: set.manifest, journal: join(set.dir, 'j.sqlite'), segmenter: null });
-  }, 60_000);
+  }, scaled(60_000));
 
   afterAll(async () => {
     await session?.close();
-  }, 180_000);
+  }, scaled(180_000));
 
   it('needs the token on every API request when one is set', async () => {
     const app = await buildServer(session, { token: 'tok-123', allowedHosts: null });
@@ -43,19 +44,19 @@ describe('review server guards', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-security-policy']).toMatch(/script-src 'sha256-/);
     await app.close();
-  }, 180_000);
+  }, scaled(180_000));
 
   it('makes a token for any address but loopback', () => {
     for (const h of ['127.0.0.1', '127.3.2.1', '::1', 'localhost']) expect(isLoopback(h)).toBe(true);
     for (const h of ['0.0.0.0', '::', '192.168.1.5', 'example.org']) expect(isLoopback(h)).toBe(false);
-  }, 180_000);
+  }, scaled(180_000));
 
   it('answers only to the bound host names on loopback (no DNS rebinding)', async () => {
     const app = await buildServer(session, { token: null, allowedHosts: new Set(['127.0.0.1:9999']) });
     expect((await app.inject({ url: '/api/session', headers: { host: 'evil.example:9999' } })).statusCode).toBe(421);
     expect((await app.inject({ url: '/api/session', headers: { host: '127.0.0.1:9999' } })).statusCode).toBe(200);
     await app.close();
-  }, 180_000);
+  }, scaled(180_000));
 
   it('serves images inside the dataset root and refuses one whose real path leaves it', async () => {
     const app = await buildServer(session, { token: null, allowedHosts: null });
@@ -72,7 +73,7 @@ describe('review server guards', () => {
       expect(JSON.parse(r.body).error).toMatch(/no (item|label)/);
     }
     await app.close();
-  }, 180_000);
+  }, scaled(180_000));
 
   it('rejects malformed edits and says when no segmenter is installed, keeping the box edit', async () => {
     const app = await buildServer(session, { token: null, allowedHosts: null });
@@ -88,9 +89,9 @@ describe('review server guards', () => {
     expect(JSON.parse(seg.body).error).toMatch(/no segmenter installed.*box edit is kept/);
     expect(session.label(`${set.items[1].id}/subject`).box).toEqual([10, 20, 110, 120]);
     await app.close();
-  }, 180_000);
+  }, scaled(180_000));
 
   it('refuses a journal made for another annotation file', async () => {
     await expect(ReviewSession.open({ annotations: set.truthFile, manifest: set.manifest, journal: join(set.dir, 'j.sqlite'), segmenter: null })).rejects.toThrow(/reviews another annotation file/);
-  }, 180_000);
+  }, scaled(180_000));
 });

@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, scaled } from '../helpers/cli.js';
 import { FOUR, answerAll, itemPrompts, letterOf, response } from './fixtures.js';
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
 // Each CLI call compiles the project with tsx: slow on a loaded machine, hence the long timeout.
-describe('gsr score (CLI)', { timeout: 180_000 }, () => {
+describe('gsr score (CLI)', { timeout: scaled(180_000) }, () => {
   it('reasoning: writes reasoning.json/.csv/-items.jsonl; --json prints only JSON; bad lines are skipped and named', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsr-score-'));
     const prompts = [...itemPrompts('a1', 'whatsup-a', 'on', FOUR, 0), ...itemPrompts('b1', 'whatsup-b', 'behind', FOUR, 1)];
@@ -17,7 +17,9 @@ describe('gsr score (CLI)', { timeout: 180_000 }, () => {
     writeFileSync(join(dir, 'responses.jsonl'), jsonl(responses) + '{not json\n' + JSON.stringify({ output: 'no key' }) + '\n');
     const out = join(dir, 'res');
     const r = runCli(['score', 'reasoning', '--prompts', join(dir, 'prompts.jsonl'), '--responses', join(dir, 'responses.jsonl'), '--out', out, '--json']);
-    expect(r.status).toBe(0);
+    // Scored, with two records skipped: exit 3 (docs/cli.md, "Exit codes").
+    expect(r.status).toBe(3);
+    expect(r.stderr).toMatch(/gsr: 2 of \d+ records failed; exit code 3:/);
     const printed = JSON.parse(r.stdout);
     expect(printed).toMatchObject({ model: 'llava-1.5', task: 'mc', splits: { 'whatsup-a': { n: 1, circular: 1, vanilla: 1, unparsed: 0 } }, total_average: { circular: 1, vanilla: 1 } });
     expect(r.stderr).toMatch(/responses\.jsonl:9: malformed JSON/);

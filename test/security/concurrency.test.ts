@@ -9,7 +9,7 @@ import { targetsFromImages } from '../../src/annotate/targets.js';
 import { createOpenAiAnswerer, RunStore, runPrompts } from '../../src/mllm/index.js';
 import { DOUBLE_DEPTH, DOUBLE_DETECTOR, DOUBLE_SEGMENTER, registerDoubles } from '../annotate/helpers/doubles.js';
 import { writePng } from '../annotate/helpers/images.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, scaled } from '../helpers/cli.js';
 import { startFakeServer, type FakeServer } from '../mllm/fake-server.js';
 import { writePrompts } from '../mllm/prompt-fixtures.js';
 
@@ -52,7 +52,7 @@ describe('concurrent writers on one output (small sample; bench/lock.bench.ts an
     } finally {
       for (const w of workers) w.kill();
     }
-  }, 120_000);
+  }, scaled(120_000));
 
   it('gsr annotate: a second run into the same --out is refused while the first runs; the first completes', async () => {
     const dir = tmp();

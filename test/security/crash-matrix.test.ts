@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { annotateTarget, crashTrial, pipelineTarget, runTarget, runToEnd, type CrashTarget, type KillPoint } from '../helpers/crash-matrix.js';
+import { scaled } from '../helpers/cli.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'gsr-crashm-'));
 
@@ -27,17 +28,17 @@ describe('crash matrix (kill -9, resume, outputs identical to an uninterrupted r
   it('gsr run', async () => {
     const dir = tmp();
     await matrix(await runTarget(dir, 120), [{ items: 30 }, { items: 90 }]);
-  }, 300_000);
+  }, scaled(300_000));
 
   it('gsr annotate', async () => {
     const dir = tmp();
     await matrix(await annotateTarget(dir, 1), [{ items: 3 }, { items: 11 }]);
-  }, 300_000);
+  }, scaled(300_000));
 
   it('gsr pipeline run (the demo, 6 scenes)', async () => {
     const dir = tmp();
     // After the dataset stage and after the prompts stage; random-time kill points run in
     // bench/crash.bench.ts (a rare difference in prompts/.stage.json after such a kill is under study).
     await matrix(pipelineTarget(dir, 6), [{ items: 2 }, { items: 4 }]);
-  }, 600_000);
+  }, scaled(600_000));
 });

@@ -22,6 +22,7 @@ import { BOX_FORMATS } from '../../src/scoring/box-formats.js';
 import { parseBox } from '../../src/scoring/box-parse.js';
 import { GsrError } from '../../src/util/errors.js';
 import { readJsonlAll } from '../../src/util/jsonl.js';
+import { scaled } from '../helpers/cli.js';
 
 const SEED = Number(process.env.GSR_FUZZ_SEED ?? 20261201);
 const BUDGET_MS = Number(process.env.GSR_FUZZ_MS ?? 2500);
@@ -100,7 +101,7 @@ describe('fuzzing the input parsers (fixed seed, time budget)', () => {
         });
       },
     );
-  }, 60_000);
+  }, scaled(60_000));
 
   it('answer extraction (TG, MC, option matching, JSON in text): an index in range or unparsed', async () => {
     const options = fc.array(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('A mug on a table', 'A mug under a table', '', 'left', 'Left')), { maxLength: 8 });
@@ -113,7 +114,7 @@ describe('fuzzing the input parsers (fixed seed, time budget)', () => {
         extractJson(output);
       });
     });
-  }, 60_000);
+  }, scaled(60_000));
 
   it("What'sUp JSON: records and whole files", async () => {
     const record = fc.oneof(
@@ -140,7 +141,7 @@ describe('fuzzing the input parsers (fixed seed, time budget)', () => {
         await onlyTypedErrors(() => importWhatsup(root, { readSizes: false }));
       }
     });
-  }, 60_000);
+  }, scaled(60_000));
 
   it('COCO JSON, JSON Lines and manifests: one-line typed errors only', async () => {
     const ann = fc.record({ id: fc.jsonValue(), image_id: fc.oneof(fc.integer(), fc.jsonValue()), bbox: fc.oneof(fc.array(fc.double(), { maxLength: 5 }), fc.jsonValue()), role: fc.constantFrom('subject', 'object', 'x'), segmentation: fc.oneof(fc.record({ size: fc.array(fc.integer(), { maxLength: 3 }), counts: fc.oneof(fc.string(), fc.array(fc.integer())) }), fc.jsonValue()) }, { requiredKeys: [] });
@@ -156,7 +157,7 @@ describe('fuzzing the input parsers (fixed seed, time budget)', () => {
       await onlyTypedErrors(() => readManifestAll(join(dir, `l${i}.jsonl`)));
       await onlyTypedErrors(() => readBenchPrompts(join(dir, `l${i}.jsonl`)));
     });
-  }, 60_000);
+  }, scaled(60_000));
 
   it('pipeline YAML: arbitrary text, near-valid files, anchors and aliases', async () => {
     const key = fc.constantFrom('name', 'out', 'dataset', 'synthetic', 'count', 'seed', 'whatsup', 'root', 'annotations', 'source', 'prompts', 'tasks', 'models', 'kind', 'scoring', 'report', '<<', 'x');
@@ -172,5 +173,5 @@ describe('fuzzing the input parsers (fixed seed, time budget)', () => {
     await fuzz('yaml', fc.oneof(fc.string({ maxLength: 300 }), yamlText, near, bomb), async (text) => {
       await onlyTypedErrors(() => parsePipeline(text, join(dir, 'p.yaml'), { GSR_X: '1' }));
     });
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -9,7 +9,7 @@ import { buildPromptFile } from '../../src/prompts/files.js';
 import { collectGallery } from '../../src/report/gallery.js';
 import { A_CAPTIONS, controlled, tempDir, writeJpeg, writeWhatsupFolder } from '../datasets/fixtures.js';
 import { DOUBLE_DEPTH, DOUBLE_DETECTOR, DOUBLE_SEGMENTER, registerDoubles } from '../annotate/helpers/doubles.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, scaled } from '../helpers/cli.js';
 import { startFakeServer, type FakeServer } from '../mllm/fake-server.js';
 
 const servers: FakeServer[] = [];
@@ -128,5 +128,5 @@ describe("the issue's repro: a folder link to /etc", () => {
     const r = runCli(['dataset', 'import', 'whatsup', '--root', root, '--no-sizes', '--out', join(root, 'm.jsonl')]);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/^gsr: error: .*leaves the dataset root.*\/etc\/passwd/);
-  }, 60_000);
+  }, scaled(60_000));
 });

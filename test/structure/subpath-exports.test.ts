@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { scaled } from '../helpers/cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PROBE = join(ROOT, 'test/helpers/package-probe.mjs');
@@ -67,11 +68,11 @@ describe('subpath exports', () => {
     // The probe sees what the imports really pull in: zod for the formats, mathjs for the statistics.
     expect(loaded[NO_NATIVE.indexOf('formats')].packages).toContain('zod');
     expect(loaded[NO_NATIVE.indexOf('analysis')].packages).toContain('mathjs');
-  }, 120_000);
+  }, scaled(120_000));
 
   it('the probe catches native modules (the check can fail)', async () => {
     const perception = await load(`${pkg.name}/perception`);
     expect(nativeOf(perception)).toEqual(expect.arrayContaining(['onnxruntime-node', 'sharp']));
     expect(perception.native.some((f) => f.includes('onnxruntime'))).toBe(true);
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { PipelineProgress, runStages, type Stage } from '../../src/pipeline/index.js';
 import { openAtomicWriter } from '../../src/util/fs.js';
 import { LOCK_FILE, lockOutputFolder, tryLock } from '../../src/util/lock.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, scaled } from '../helpers/cli.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'gsr-lock-'));
 const oneStage = (calls: string[]): Stage[] => [{ name: 'a', settings: {}, after: [], run: async () => void calls.push('a') }];
@@ -40,13 +40,13 @@ describe('output lock', () => {
     const held = lockOutputFolder(folder, 'test holder');
     try {
       for (let i = 0; i < 3; i++) expect(tryLock(join(folder, LOCK_FILE), 'again')).toBeNull();
-      const other = spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'test', 'util', 'lock-holder.ts'), folder], { encoding: 'utf8', timeout: 60_000 });
+      const other = spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'test', 'util', 'lock-holder.ts'), folder], { encoding: 'utf8', timeout: scaled(60_000) });
       expect(other.status).not.toBe(0);
       expect(other.stderr).toMatch(/is in use by test holder/);
     } finally {
       held.release();
     }
-  }, 60_000);
+  }, scaled(60_000));
 
   it('an empty or leftover lock file never blocks, and is never taken from a live holder', async () => {
     const out = tmp();
@@ -72,7 +72,7 @@ describe('output lock', () => {
     } finally {
       await h.kill();
     }
-  }, 60_000);
+  }, scaled(60_000));
 
   it('taking it removes the temp files of writers that are gone, and nothing else', async () => {
     const folder = tmp();

@@ -6,17 +6,10 @@
  */
 import { z } from 'zod';
 import { GsrError } from '../../util/errors.js';
+import { ET_PLAN_FAMILIES } from './families.js';
 
-/** Task families (the paper's section 3). Occlusion is a subset of navigation tasks, not a family. */
-export const ET_PLAN_FAMILIES = [
-  'navigation',
-  'navigation-spatial',
-  'manipulation',
-  'manipulation-spatial',
-  'temporal',
-  'multi-one-arm',
-  'multi-two-arm',
-] as const;
+export { ET_PLAN_FAMILIES };
+
 export type EtPlanFamily = (typeof ET_PLAN_FAMILIES)[number];
 
 /** Subsets selected after generation over all tasks of a run (percentiles: docs/et-plan.md). */

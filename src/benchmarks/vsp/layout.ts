@@ -9,7 +9,6 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { z } from 'zod';
 import { GsrError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fs.js';
@@ -43,6 +42,10 @@ export const BLOCKS_COUNTS = [3, 4, 5];
 const CODES = Object.keys(COLOURS);
 const LETTERS = 'ABCD';
 
+// sharp is loaded when the first picture is drawn: the VSP plug-in is registered by commands that
+// never draw (`gsr pipeline check`; docs/cli.md, "Start-up").
+const loadSharp = async () => (await import('sharp')).default;
+
 /** Writes files with a few encodings in flight at once. */
 class Writer {
   files = 0;
@@ -54,8 +57,8 @@ class Writer {
     return this.pending.length >= 32 ? this.flush() : Promise.resolve();
   }
   text = (rel: string, text: string) => this.add(rel, text);
-  png = (rel: string, svg: string) => this.add(rel, sharp(Buffer.from(svg)).png({ compressionLevel: 6 }).toBuffer());
-  jpg = (rel: string, svg: string) => this.add(rel, sharp(Buffer.from(svg)).flatten().jpeg({ quality: 90 }).toBuffer());
+  png = (rel: string, svg: string) => this.add(rel, loadSharp().then((sharp) => sharp(Buffer.from(svg)).png({ compressionLevel: 6 }).toBuffer()));
+  jpg = (rel: string, svg: string) => this.add(rel, loadSharp().then((sharp) => sharp(Buffer.from(svg)).flatten().jpeg({ quality: 90 }).toBuffer()));
   async flush(): Promise<void> {
     const all = this.pending;
     this.pending = [];

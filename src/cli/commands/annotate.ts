@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
+import { EXIT, reportItemFailures } from '../exit.js';
 import { choiceOption, collect, deprecatedOption, parseNumber, parsePositiveInt } from '../parsers.js';
 import type { AnnotateTarget } from '../../annotate/index.js';
 import { ALPHA_RULES, GREY16_RULES, ICC_RULES, type AlphaRule, type Device, type Grey16Rule, type IccRule, type Precision } from '../../perception/types.js';
@@ -182,7 +183,11 @@ export function registerAnnotate(program: Command): void {
         } finally {
           process.removeListener('SIGINT', onSigint);
         }
-        if (summary.interrupted) process.exitCode = 130;
+        if (summary.interrupted) process.exitCode = EXIT.interrupted;
+        else {
+          const failures = summary.failures.map((f) => `${f.item_id} (${f.file}): ${f.error}`);
+          reportItemFailures('images', { failed: summary.images_failed, total: summary.images_done + summary.images_failed, succeeded: summary.images_done }, failures);
+        }
         if (o.json) {
           printJson(summary);
           return;

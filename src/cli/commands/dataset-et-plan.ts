@@ -7,7 +7,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { action, printJson } from '../action.js';
 import { listOf, parsePositiveInt, parseSeed } from '../parsers.js';
 import { createProgress } from '../../util/progress.js';
-import { ET_PLAN_FAMILIES } from '../../benchmarks/et-plan/task.js';
+import { ET_PLAN_FAMILIES } from '../../benchmarks/et-plan/families.js';
 
 /** `MIN-MAX` or `N` (rooms per apartment). */
 function parseRooms(value: string): [number, number] {

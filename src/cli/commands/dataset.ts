@@ -2,12 +2,15 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
 import { choiceOption, integerIn, parseIntList, parsePositiveInt, parseSeed } from '../parsers.js';
-import { importWhatsupToManifest, synthesizeDataset, writeWhatsupLayout, WHATSUP_FILES } from '../../datasets/index.js';
+import { WHATSUP_FILES } from '../../datasets/whatsup-records.js';
 import { notice } from '../../util/log.js';
 import { createProgress } from '../../util/progress.js';
 import { GsrError } from '../../util/errors.js';
 import { registerSvatSynth } from './dataset-svat.js';
 import { importEtPlanCommand, registerEtPlanSynth } from './dataset-et-plan.js';
+
+// Loaded when a command runs (src/cli/program.ts, "Lazy loading"): the importers pull in sharp.
+const lib = () => import('../../datasets/index.js');
 
 function countTable(counts: Record<string, number>): string {
   const rows = Object.entries(counts);
@@ -52,6 +55,7 @@ export function registerDataset(program: Command): void {
           else process.stdout.write(`${benchmarkCountTable(r.counts)}\nwrote ${r.items} ${format} items to ${r.out}\n`);
           return;
         }
+        const { importWhatsupToManifest } = await lib();
         const splits = opts.splits?.split(',').map((s) => s.trim()).filter(Boolean);
         const out = resolve(opts.out);
         const r = await importWhatsupToManifest(opts.root, out, { splits, skipInvalid: opts.skipInvalid ?? false, readSizes: opts.sizes });
@@ -79,6 +83,7 @@ export function registerDataset(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(
       action(async (opts: { out: string; count: number; seed: number; width: number; height: number; format: 'jpg' | 'png'; workers?: number; json?: boolean }) => {
+        const { synthesizeDataset } = await lib();
         const progress = createProgress('synth', opts.count, 'scenes');
         const out = resolve(opts.out);
         const r = await synthesizeDataset({ ...opts, out, onScene: () => progress.tick() }).finally(() => progress.stop());
@@ -140,6 +145,7 @@ function registerLayoutSynth(synth: Command): void {
     .option('--json', 'print the result as JSON')
     .action(
       action(async (opts: { out: string; seed: number; width: number; height: number; json?: boolean }) => {
+        const { writeWhatsupLayout } = await lib();
         const r = await writeWhatsupLayout(resolve(opts.out), opts);
         if (opts.json) printJson(r);
         else process.stdout.write(`${countTable(r.records)}\nwrote ${r.images} images and the six What'sUp files to ${r.dataDir}, their exact boxes to ${r.annotations}\n`);

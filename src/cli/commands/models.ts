@@ -2,11 +2,16 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
-import { getManifest, listManifests, MANIFEST_DIR } from '../../perception/manifest.js';
-import { modelsLockPath } from '../../formats/models-lock.js';
-import { pullModel, type PulledFile } from '../../perception/pull.js';
-import { listModels, verifyInstalled, verifyPath } from '../../perception/store.js';
+import type { PulledFile } from '../../perception/pull.js';
 import { GsrError } from '../../util/errors.js';
+
+// Loaded when a command runs (src/cli/program.ts, "Lazy loading"): the store opens onnxruntime.
+const lib = async () => ({
+  ...(await import('../../perception/manifest.js')),
+  ...(await import('../../perception/pull.js')),
+  ...(await import('../../perception/store.js')),
+  ...(await import('../../formats/models-lock.js')),
+});
 
 interface CommonOpts {
   modelsDir: string;
@@ -14,8 +19,9 @@ interface CommonOpts {
   json?: boolean;
 }
 
-function manifestDirOf(opts: CommonOpts): string {
-  return opts.manifests ? resolve(opts.manifests) : MANIFEST_DIR;
+/** --manifests, or undefined for the package's own models/. */
+function manifestDirOf(opts: CommonOpts): string | undefined {
+  return opts.manifests ? resolve(opts.manifests) : undefined;
 }
 
 function mib(bytes: number | null): string {
@@ -48,6 +54,7 @@ export function registerModels(program: Command): void {
 
   common(models.command('list').description('Show each model: installed or missing, size, licence')).action(
     action(async (opts: CommonOpts) => {
+      const { listModels } = await lib();
       const rows = await listModels(resolve(opts.modelsDir), manifestDirOf(opts));
       if (opts.json) {
         printJson(rows);
@@ -64,6 +71,7 @@ export function registerModels(program: Command): void {
     .option('--update', 'take files that differ from the lock and rewrite it (installed files are checked against the hub too)')
     .action(
       action(async (id: string, opts: CommonOpts & { update?: boolean }) => {
+        const { getManifest, modelsLockPath, pullModel } = await lib();
         const manifest = await getManifest(id, manifestDirOf(opts));
         const modelsDir = resolve(opts.modelsDir);
         const files = await pullModel(manifest, modelsDir, { update: opts.update });
@@ -84,6 +92,7 @@ export function registerModels(program: Command): void {
     .option('--role <role>', 'for a file: the file role (model, encoder, decoder)')
     .action(
       action(async (target: string, opts: CommonOpts & { model?: string; role?: string }) => {
+        const { getManifest, listManifests, verifyInstalled, verifyPath } = await lib();
         const manifestDir = manifestDirOf(opts);
         const known = (await listManifests(manifestDir)).some((m) => m.id === target);
         if (known && !(existsSync(target) && statSync(target).isFile())) {

@@ -1,13 +1,15 @@
 import { setMaxListeners } from 'node:events';
 import type { Command } from 'commander';
+import type { PipelineConfig } from '../../formats/pipeline.js';
 import type { PipelineResult } from '../../pipeline/index.js';
 import { formatSummaryTable } from '../../pipeline/summary.js';
+import { notice } from '../../util/log.js';
+import { action, printJson } from '../action.js';
+import { EXIT } from '../exit.js';
+import { formatP } from '../../util/stats.js';
 
 // The pipeline pulls in every stage (statistics and plotting are slow to load): load it when a command runs.
 const pipelineLib = () => import('../../pipeline/index.js');
-import { notice } from '../../util/log.js';
-import { action, printJson } from '../action.js';
-import { formatP } from '../../util/stats.js';
 
 const pct = (v: number | null) => (v === null ? '-' : `${(100 * v).toFixed(1)}%`);
 
@@ -82,6 +84,12 @@ export function registerPipeline(program: Command): void {
           const result = await runPipeline(file, { out: o.out, force: o.force, signal: controller.signal });
           if (o.json) printJson(result);
           else process.stdout.write(resultText(result));
+          // Failed answers are items that failed (docs/cli.md, "Exit codes"); a rerun asks them again.
+          const failed = result.rows.reduce((n, r) => n + r.failed, 0);
+          if (failed > 0) {
+            notice(`${failed} answers failed (${result.rows.filter((r) => r.failed > 0).map((r) => `${r.model} ${r.failed}`).join(', ')}); exit code ${EXIT.someFailed}`);
+            process.exitCode = EXIT.someFailed;
+          }
         } finally {
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);
@@ -95,8 +103,8 @@ export function registerPipeline(program: Command): void {
     .option('--json', 'print the checked configuration as JSON')
     .action(
       action(async (file: string, o: { json?: boolean }) => {
-        const { preflight, buildStages, isBenchPipeline, loadBenchPipeline, benchStages } = await pipelineLib();
-        const { loadPipeline } = await import('../../formats/pipeline-file.js');
+        const { preflightProblems, buildStages, isBenchPipeline, loadBenchPipeline, benchStages } = await pipelineLib();
+        const { checkPipelineFile } = await import('../../formats/pipeline-file.js');
         if (await isBenchPipeline(file)) {
           const bench = await loadBenchPipeline(file);
           const stages = benchStages(bench.config).map((s) => s.name);
@@ -104,8 +112,16 @@ export function registerPipeline(program: Command): void {
           else process.stdout.write(`${file}: ok (${stages.join(' -> ')}; benchmark ${bench.config.benchmark.name}; models: ${bench.config.models.map((m) => m.name).join(', ') || 'none'}${bench.skippedModels.map((m) => `; model ${m.name} not run (${m.reason})`).join('')})\n`);
           return;
         }
-        const loaded = await loadPipeline(file);
-        await preflight(loaded.config, file);
+        // Every problem at once: the file's own (schema, environment), then its inputs, models and endpoints.
+        const checked = await checkPipelineFile(file);
+        const problems = [...checked.problems, ...(checked.invalid.has('(file)') ? [] : await preflightProblems(checked.config, file, checked.invalid))];
+        if (problems.length > 0) {
+          for (const p of problems) process.stderr.write(`gsr: error: ${p}\n`);
+          notice(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`);
+          process.exitCode = EXIT.failed;
+          return;
+        }
+        const loaded = { file: checked.file, config: checked.config as PipelineConfig, skippedModels: checked.skippedModels, skippedSections: checked.skippedSections };
         if (o.json) printJson({ ...loaded, stages: buildStages(loaded.config).map((s) => s.name) });
         else {
           const stages = buildStages(loaded.config).map((s) => s.name).join(' -> ');

@@ -1,11 +1,14 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
+import { reportItemFailures } from '../exit.js';
 import { choiceOption, parsePositiveInt, usageError } from '../parsers.js';
 import type { PromptTask } from '../../formats/prompts.js';
-import { buildPromptFile, EXPORT_IMAGES, EXPORT_SHAPES, exportVlmevalkit, type ExportImages, type ExportShape } from '../../prompts/index.js';
+import { EXPORT_IMAGES, EXPORT_SHAPES, type ExportImages, type ExportShape } from '../../prompts/export-names.js';
 import { GsrError, errorMessage } from '../../util/errors.js';
-import { notice } from '../../util/log.js';
+
+// Loaded when the command runs (src/cli/program.ts, "Lazy loading").
+const lib = () => import('../../prompts/index.js');
 
 const TASKS: PromptTask[] = ['tg', 'mc', 'grounding', 'dap'];
 
@@ -42,10 +45,10 @@ async function benchmarkPrompts(o: PromptsFlags, command: Command): Promise<void
   const levels = list(o.splits);
   const items = [...set.items.values()].filter((i) => levels === undefined || levels.includes(i.level));
   const r = await writeBenchPromptFile(set.benchmark, items, settings, set.context, resolve(o.out!));
-  for (const s of r.skipped.slice(0, 20)) notice(`skipped ${s.item}: ${s.reason}`);
-  if (r.skipped.length > 20) notice(`... and ${r.skipped.length - 20} more skipped items`);
-  if (o.json) return printJson(r);
-  process.stdout.write(`wrote ${r.prompts} ${name} prompts (${r.images} images) for ${r.items} items to ${r.out}${r.skipped.length ? ` (${r.skipped.length} items skipped)` : ''}\n`);
+  if (o.json) printJson(r);
+  else process.stdout.write(`wrote ${r.prompts} ${name} prompts (${r.images} images) for ${r.items} items to ${r.out}${r.skipped.length ? ` (${r.skipped.length} items skipped)` : ''}\n`);
+  if (items.length === 0) throw new GsrError(`${o.items}: no items${levels ? ' match --splits' : ''}, so no prompts were written`);
+  reportItemFailures('items', { failed: r.skipped.length, total: r.items + r.skipped.length, succeeded: r.items }, r.skipped.map((s) => `${s.item}: ${s.reason}`));
 }
 
 /** A YAML or JSON object from a file (YAML reads both). */
@@ -91,14 +94,18 @@ export function registerPrompts(program: Command): void {
         if (o.manifest === undefined || o.task === undefined) throw usageError(`required option '${o.manifest === undefined ? '--manifest <file>' : '--task <task>'}' not specified (or give --benchmark NAME --items DIR)`);
         if (o.items !== undefined || o.settings !== undefined) throw usageError('--items and --settings go with --benchmark');
         if (o.model !== undefined && o.templates === undefined) throw new GsrError('--model selects templates and needs --templates FILE');
+        const { buildPromptFile } = await lib();
         const r = await buildPromptFile({
           manifest: o.manifest, task: o.task, out: resolve(o.out), annotations: o.annotations, permutations: o.permutations,
           templatesFile: o.templates, model: o.model, baseTask: o.base, depthStat: o.depthStat, splits: list(o.splits), relations: list(o.relations),
         });
-        for (const s of r.skipped.slice(0, 20)) notice(`skipped ${s.item}: ${s.reason}`);
-        if (r.skipped.length > 20) notice(`... and ${r.skipped.length - 20} more skipped items`);
-        if (o.json) return printJson(r);
-        process.stdout.write(`wrote ${r.prompts} ${r.task} prompts for ${r.items} items to ${r.out}${r.skipped.length ? ` (${r.skipped.length} items skipped)` : ''}\n`);
+        if (o.json) printJson(r);
+        else process.stdout.write(`wrote ${r.prompts} ${r.task} prompts for ${r.items} items to ${r.out}${r.skipped.length ? ` (${r.skipped.length} items skipped)` : ''}\n`);
+        if (r.items === 0 && r.skipped.length === 0) {
+          throw new GsrError(`${o.manifest}: no items${o.splits || o.relations ? ' match --splits/--relations' : ''}, so no prompts were written`);
+        }
+        const reasons = r.skipped.map((s) => `${s.item}: ${s.reason}`);
+        reportItemFailures('items', { failed: r.skipped.length, total: r.items + r.skipped.length, succeeded: r.items }, reasons);
       }),
     );
 
@@ -113,6 +120,7 @@ export function registerPrompts(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(
       action(async (o: { prompts: string; out: string; shape: ExportShape; images: ExportImages; json?: boolean }) => {
+        const { exportVlmevalkit } = await lib();
         const r = await exportVlmevalkit({ prompts: o.prompts, out: resolve(o.out), shape: o.shape, images: o.images });
         if (o.json) return printJson(r);
         process.stdout.write(`wrote ${r.rows} rows (${r.images} images, shape ${r.shape}) to ${r.out}\n`);

@@ -1,10 +1,13 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
+import { EXIT } from '../exit.js';
 import { choiceOption, deprecatedOption } from '../parsers.js';
-import { exportResponses, importResponses, IMPORT_SOURCES, LMMS_MATCH, RunStore, type ImportSource, type LmmsMatch } from '../../mllm/index.js';
-import { EXIT_PROMPTS_FAILED } from './run.js';
+import { IMPORT_SOURCES, LMMS_MATCH, type ImportSource, type LmmsMatch } from '../../mllm/import-names.js';
 import { notice } from '../../util/log.js';
+
+// Loaded when a command runs (src/cli/program.ts, "Lazy loading"): the store opens SQLite.
+const lib = () => import('../../mllm/index.js');
 
 export function registerResponses(program: Command): void {
   const responses = program.command('responses').description('Import or export model responses as JSONL');
@@ -19,6 +22,7 @@ export function registerResponses(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(
       action(async (o: { store: string; out: string; model?: string; settings?: string; json?: boolean }) => {
+        const { exportResponses, RunStore } = await lib();
         const store = RunStore.open(resolve(o.store), { create: false });
         try {
           const r = await exportResponses(store, { out: resolve(o.out), model: o.model, settings: o.settings });
@@ -44,6 +48,7 @@ export function registerResponses(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(
       action(async (file: string, o: { model: string; store: string; from: ImportSource; prompts?: string; match: LmmsMatch; strict?: boolean; force?: boolean; json?: boolean }) => {
+        const { importResponses, RunStore } = await lib();
         const store = RunStore.open(resolve(o.store));
         try {
           const r = await importResponses(store, { file, model: o.model, prompts: o.prompts, replace: o.force, from: o.from, match: o.match, strict: o.strict });
@@ -51,7 +56,7 @@ export function registerResponses(program: Command): void {
           const skipped = r.invalid + r.unmatched + r.duplicated;
           if (skipped > 20) notice(`... ${skipped - 20} more problems (all counted below; --json lists the first 100)`);
           // Records left out are not a failed command, but the exit code says so (docs/interop.md).
-          if (r.invalid + r.unmatched > 0) process.exitCode = EXIT_PROMPTS_FAILED;
+          if (r.invalid + r.unmatched > 0) process.exitCode = EXIT.someFailed;
           if (o.json) return printJson(r);
           process.stdout.write(
             `${r.model} (settings ${r.settings_id}): ${r.records} records | matched ${r.matched} | imported ${r.imported} | unchanged ${r.unchanged} | kept ${r.kept}` +
@@ -72,6 +77,7 @@ export function registerResponses(program: Command): void {
     .option('--json', 'print as JSON')
     .action(
       action(async (o: { store: string; json?: boolean }) => {
+        const { RunStore } = await lib();
         const store = RunStore.open(resolve(o.store), { create: false });
         try {
           const rows = store.listSettings().map((s) => ({ model: s.model, settings_id: s.id, settings: s.settings, counts: store.counts({ model: s.model, settings: s.id }) }));

@@ -1,8 +1,10 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
+import { EXIT, reportItemFailures } from '../exit.js';
 import { collect, parseNonNegativeInt, parseNumber, parsePositiveInt, parseSeed, usageError } from '../parsers.js';
-import { answerers, RunStore, runPrompts, type AnswererOptions, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
+import { ANSWERER_NAMES } from '../../mllm/answerer-names.js';
+import type { AnswererOptions, GenerationSettings, RunSummary } from '../../mllm/index.js';
 import { GsrError } from '../../util/errors.js';
 import { sha256File } from '../../util/hash.js';
 import { notice } from '../../util/log.js';
@@ -39,8 +41,8 @@ interface RunFlags {
   answerAttempts?: number;
 }
 
-/** Exit code when the run finished but at least one prompt's answer failed (docs/mllm.md). */
-export const EXIT_PROMPTS_FAILED = 3;
+// Loaded when the command runs (src/cli/program.ts, "Lazy loading"): the store opens SQLite.
+const lib = () => import('../../mllm/index.js');
 
 function summaryText(s: RunSummary): string {
   const failures = Object.entries(s.failures).map(([reason, n]) => `\n  failed: ${n} x ${reason}`).join('');
@@ -82,7 +84,7 @@ export function registerRun(program: Command): void {
     .requiredOption('--prompts <file>', 'prompt file (JSONL) from `gsr prompts`')
     .requiredOption('--model <name>', 'model name (sent to the endpoint, and the store key)')
     .requiredOption('--store <file>', 'run store (SQLite); re-running resumes it')
-    .option('--answerer <kind>', `openai (Chat Completions), a baseline or simulated (${answerers.names().join(', ')}); with --benchmark also the plug-in's baselines`, 'openai')
+    .option('--answerer <kind>', `openai (Chat Completions), a baseline or simulated (${ANSWERER_NAMES.join(', ')}); with --benchmark also the plug-in's baselines`, 'openai')
     .option('--base-url <url>', 'endpoint root, e.g. http://localhost:8000/v1; repeat for several endpoints of one model (load-balanced, dead ones out of rotation)', collect, [])
     .option('--api-key-env <var>', 'environment variable holding the API key (the key is never stored or printed)')
     .option('--concurrency <n>', 'requests in flight', parsePositiveInt, 8)
@@ -113,6 +115,7 @@ export function registerRun(program: Command): void {
         if (o.queue === undefined && (o.resume || o.rateLimit !== undefined)) throw new GsrError('--resume and --rate-limit go with --queue');
         if (o.benchmark === undefined && (o.items !== undefined || o.answerAttempts !== undefined)) throw usageError('--items and --answer-attempts go with --benchmark');
         if (o.rateLimit !== undefined && !(o.rateLimit > 0)) throw new GsrError('--rate-limit must be a positive number of requests per second');
+        const { answerers, RunStore, runPrompts } = await lib();
         const bench = o.benchmark === undefined ? undefined : await benchmarkRun(o, command);
         const kinds = [...answerers.names(), ...(bench?.baselines ?? [])];
         if (!kinds.includes(o.answerer)) throw usageError(`option '--answerer <kind>' argument '${o.answerer}' is invalid. Allowed choices are ${kinds.join(', ')}.`);
@@ -154,13 +157,14 @@ export function registerRun(program: Command): void {
             onResult: (e) => progress.tick(1, e.status === 'failed'),
           });
           progress.stop();
-          for (const line of summary.invalid_lines) notice(`invalid prompt: ${line}`);
           if (o.json) printJson(summary);
           else process.stdout.write(summaryText(summary));
-          if (summary.interrupted) process.exitCode = 130;
-          else if (summary.failed > 0) {
-            notice(`${summary.failed} of ${summary.prompts} prompts failed (ok ${summary.ok}, already done ${summary.cached}); exit code ${EXIT_PROMPTS_FAILED}`);
-            process.exitCode = EXIT_PROMPTS_FAILED;
+          if (summary.interrupted) process.exitCode = EXIT.interrupted;
+          else if (summary.prompts === 0) throw new GsrError(`${o.prompts}: no valid prompts${summary.invalid > 0 ? ` (${summary.invalid} invalid lines: ${summary.invalid_lines[0]})` : ''}`);
+          else {
+            // Invalid prompt lines were never asked: they count as failed items too.
+            const reasons = [...summary.invalid_lines.map((l) => `invalid prompt: ${l}`), ...Object.entries(summary.failures).map(([reason, n]) => `${n} x ${reason}`)];
+            reportItemFailures('prompts', { failed: summary.failed + summary.invalid, total: summary.prompts + summary.invalid, succeeded: summary.ok + summary.cached, detail: `ok ${summary.ok}, already done ${summary.cached}` }, reasons);
           }
         } finally {
           progress.stop();

@@ -1,34 +1,29 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
+import { reportItemFailures } from '../exit.js';
 import { choiceOption, collect, fromLibrary, numberIn, usageError } from '../parsers.js';
-import { readCocoFile } from '../../formats/coco.js';
-import { readPromptFile } from '../../formats/prompts.js';
-import { readResponseFile, type ResponseRecord } from '../../formats/responses.js';
+import type { ResponseRecord } from '../../formats/responses.js';
 import type { SkippedRecord } from '../../util/jsonl.js';
-import {
-  BOX_FORMATS,
-  describeBoxFormat,
-  groundingUnparsed,
-  parseInputSizeSpec,
-  reasoningUnparsed,
-  resolveBoxFormat,
-  unparsedWarning,
-  scoreGrounding,
-  scoreReasoning,
-  writeGroundingResults,
-  writeReasoningResults,
-  type BoxFormatOption,
-  type ReasoningMode,
-} from '../../scoring/index.js';
+import { BOX_FORMATS } from '../../scoring/box-formats.js';
+import { parseInputSizeSpec } from '../../scoring/qwen-resize.js';
+import type { BoxFormatOption, ReasoningMode } from '../../scoring/index.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
 
+// Loaded when a command runs (src/cli/program.ts, "Lazy loading").
+const lib = async () => ({
+  ...(await import('../../scoring/index.js')),
+  ...(await import('../../formats/coco.js')),
+  ...(await import('../../formats/prompts.js')),
+  ...(await import('../../formats/responses.js')),
+});
+
 const MODES: ReasoningMode[] = ['circular', 'vanilla', 'both'];
 
-function reportSkipped(skipped: SkippedRecord[]): void {
-  for (const s of skipped.slice(0, 10)) notice(`skipped ${s.file}:${s.line}: ${s.reason}`);
-  if (skipped.length > 10) notice(`... and ${skipped.length - 10} more skipped records`);
+/** Records that could not be read are failed items: exit 3 (docs/cli.md, "Exit codes"). */
+function reportSkipped(skipped: SkippedRecord[], read: number): void {
+  reportItemFailures('records', { failed: skipped.length, total: read + skipped.length, succeeded: read }, skipped.map((s) => `skipped ${s.file}:${s.line}: ${s.reason}`));
 }
 
 /** Folder-safe model name for the default results folder. */
@@ -49,18 +44,21 @@ async function scoreBenchmark(o: { benchmark: string; items?: string; prompts?: 
   const { loadBenchmarkItems, scoreModels, writeBenchScores } = await import('../../benchmarks/index.js');
   const { readBenchPrompts } = await import('../../formats/chat-prompt.js');
   const { tableText } = await import('../../report/bench-page.js');
+  const { readResponseFile } = await import('../../formats/responses.js');
   const set = await loadBenchmarkItems(o.benchmark, resolve(o.items));
   const prompts = await readBenchPrompts(o.prompts);
   const skipped: SkippedRecord[] = [];
   const byModel = new Map<string, ResponseRecord[]>();
+  let read = 0;
   for (const file of o.responses) {
     for (const r of await readResponseFile(file, skipped)) {
+      read++;
       const list = byModel.get(r.model);
       if (list === undefined) byModel.set(r.model, [r]);
       else list.push(r);
     }
   }
-  reportSkipped(skipped);
+  reportSkipped(skipped, read);
   const unknown = o.model.filter((m) => !byModel.has(m));
   if (unknown.length > 0) throw new GsrError(`no responses for model ${unknown.join(', ')} in ${o.responses.join(', ')} (models there: ${[...byModel.keys()].join(', ') || 'none'})`);
   const models = o.model.length > 0 ? new Map(o.model.map((m) => [m, byModel.get(m)!])) : byModel;
@@ -103,10 +101,11 @@ export function registerScore(program: Command): void {
     .option('--json', 'print the result JSON on stdout')
     .action(
       action(async (o: { prompts: string; responses: string; mode: ReasoningMode; model?: string; out?: string; json?: boolean }) => {
+        const { readPromptFile, readResponseFile, reasoningUnparsed, scoreReasoning, unparsedWarning, writeReasoningResults } = await lib();
         const skipped: SkippedRecord[] = [];
         const prompts = await readPromptFile(o.prompts, skipped);
         const responses = await readResponseFile(o.responses, skipped);
-        reportSkipped(skipped);
+        reportSkipped(skipped, prompts.length + responses.length);
         if (prompts.length === 0) throw new GsrError(`${o.prompts}: no prompt records`);
         const { result, items } = scoreReasoning(prompts, responses, { mode: o.mode, model: o.model });
         if (items.length === 0) throw new GsrError(`${o.prompts}: no TG, MC or DAP prompts (grounding prompts are scored by "gsr score grounding")`);
@@ -144,10 +143,11 @@ export function registerScore(program: Command): void {
     .option('--json', 'print the result JSON on stdout')
     .action(
       action(async (o: { responses: string; annotations: string; iou: number; boxFormat?: BoxFormatOption; imageSize?: ReturnType<typeof parseInputSizeSpec>; llavaPadded?: boolean; model?: string; out?: string; json?: boolean }) => {
+        const { describeBoxFormat, groundingUnparsed, readCocoFile, readResponseFile, resolveBoxFormat, scoreGrounding, unparsedWarning, writeGroundingResults } = await lib();
         const inputSize = o.imageSize;
         const skipped: SkippedRecord[] = [];
         const responses = await readResponseFile(o.responses, skipped);
-        reportSkipped(skipped);
+        reportSkipped(skipped, responses.length);
         const coco = await readCocoFile(o.annotations);
         const model = o.model ?? responses.find((r) => r.role)?.model ?? 'unknown';
         const resolved = resolveBoxFormat(o.boxFormat, model);

@@ -11,7 +11,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { GsrError, errorMessage } from '../../util/errors.js';
 import { normalisePhrase } from '../coco-classes.js';
 import { choiceParam, loadGraph, manifestFor, numberParam } from '../load.js';
-import { modelFilePath } from '../manifest.js';
+import { installedModelFile } from '../manifest.js';
 import { clipBox } from '../../geometry/boxes.js';
 import { prepareGroundingDino, type PreparedImage } from '../preprocess.js';
 import { Ahead } from '../ahead.js';
@@ -175,7 +175,7 @@ export async function createGroundingDino(opts: ModelLoadOptions): Promise<Detec
     clamp: choiceParam(opts, 'clamp', ['none', 'image']),
   };
   const pad = parsePadSize(opts.params?.pad_size);
-  const tokenizer = loadTokenizer(modelFilePath(manifest, 'tokenizer', opts.modelsDir, opts.files));
+  const tokenizer = loadTokenizer(installedModelFile(manifest, 'tokenizer', opts.modelsDir, opts.files));
   const graph = await loadGraph(manifest, 'model', opts);
   // Pre-process each image once, whatever the number of phrases asked about it.
   let last: { image: RgbImage; prepared: PreparedImage; pixels: ort.Tensor; mask: ort.Tensor } | undefined;

@@ -5,8 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { annotate, annotationQuality, targetsFromManifest } from '../../annotate/index.js';
-import { getManifest, modelFilePath } from '../../perception/index.js';
+import { getManifest, modelFilePath, modelNotInstalled } from '../../perception/manifest.js';
 import { GsrError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import type { PipelineConfig } from '../../formats/pipeline.js';
@@ -14,6 +13,9 @@ import type { Stage, StageContext } from '../engine.js';
 import { sha256File } from '../../util/hash.js';
 import { ANNOTATIONS_FILE, readCocoFile, type CocoFile } from '../../formats/coco.js';
 import { MANIFEST_FILE } from '../../formats/manifest.js';
+
+// Loaded when the stage runs, not at start-up: it pulls in sharp and onnxruntime (docs/cli.md, "Start-up").
+const annotateLib = () => import('../../annotate/index.js');
 
 export const DEFAULT_DETECTOR = 'grounding-dino-tiny';
 
@@ -77,6 +79,7 @@ function reanchorDepth(coco: CocoFile, fromDir: string, toDir: string): CocoFile
 }
 
 async function runAnnotator(config: PipelineConfig, ctx: StageContext, manifest: string, outDir: string, limit = Infinity) {
+  const { annotate, targetsFromManifest } = await annotateLib();
   const m = annotatorModels(config);
   const targets = (await targetsFromManifest(manifest)).slice(0, limit);
   ctx.progress.start(targets.length, 'images');
@@ -134,6 +137,7 @@ export function annotateStage(config: PipelineConfig): Stage {
           const done = new Set(pred.images.map((im) => im.item_id));
           const images = truth.images.filter((im) => done.has(im.item_id));
           const ids = new Set(images.map((im) => im.id));
+          const { annotationQuality } = await annotateLib();
           const quality = annotationQuality(pred, { ...truth, images, annotations: truth.annotations.filter((a) => ids.has(a.image_id)) });
           await writeJsonAtomic(join(ctx.dir, 'quality.json'), quality);
           summary.quality = quality;
@@ -144,7 +148,7 @@ export function annotateStage(config: PipelineConfig): Stage {
         return summary;
       }
       const missing = await missingModels(wanted, m.modelsDir);
-      if (missing.length > 0) throw new GsrError(`model ${missing[0]} is not installed in ${m.modelsDir} (run \`gsr models pull ${missing[0]}\`)`);
+      if (missing.length > 0) throw modelNotInstalled(missing[0], m.modelsDir);
       const r = await runAnnotator(config, ctx, manifest, ctx.dir);
       return { source, perception: `auto-annotator: ${wanted.join(' + ')} on ${r.device}`, images: r.images_total, annotations: r.objects_found, failed: r.images_failed };
     },

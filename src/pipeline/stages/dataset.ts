@@ -4,7 +4,6 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { importWhatsup, synthesizeDataset } from '../../datasets/index.js';
 import { resolveItemImage } from '../../formats/image-paths.js';
 import { MANIFEST_FILE, readManifest, writeManifest, type ManifestItem } from '../../formats/manifest.js';
 import { VERSION } from '../../util/version.js';
@@ -56,6 +55,8 @@ export function datasetStage(config: PipelineConfig): Stage {
       return null;
     },
     async run(ctx): Promise<DatasetSummary> {
+      // Loaded here, not at start-up: the importers and the renderer pull in sharp (docs/cli.md, "Start-up").
+      const { importWhatsup, synthesizeDataset } = await import('../../datasets/index.js');
       const out = join(ctx.dir, MANIFEST_FILE);
       if (d.synthetic) {
         ctx.progress.start(d.synthetic.count, 'scenes');

@@ -4,8 +4,6 @@
  * reference boxes. The report shows each photo with both boxes.
  */
 import { join, resolve } from 'node:path';
-import { annotate, annotationQuality, targetsFromManifest } from '../../annotate/index.js';
-import { importWhatsupToManifest } from '../../datasets/index.js';
 import { ANNOTATIONS_FILE, readCocoFile, type CocoFile } from '../../formats/coco.js';
 import { MANIFEST_FILE } from '../../formats/manifest.js';
 import { PHOTOS_FILE, type PhotoObject, type PhotosSummary } from '../../formats/photos.js';
@@ -46,6 +44,9 @@ export function photosStage(config: PipelineConfig): Stage | null {
       return { reference: await sha256File(p.reference) };
     },
     async run(ctx): Promise<PhotosStageSummary> {
+      // Loaded here, not at start-up: they pull in sharp and onnxruntime (docs/cli.md, "Start-up").
+      const { annotate, annotationQuality, targetsFromManifest } = await import('../../annotate/index.js');
+      const { importWhatsupToManifest } = await import('../../datasets/index.js');
       const manifest = join(ctx.dir, MANIFEST_FILE);
       const imported = await importWhatsupToManifest(p.root, manifest);
       const targets = await targetsFromManifest(manifest);

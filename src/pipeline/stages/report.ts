@@ -1,7 +1,6 @@
 /** Stage `report`: the self-contained HTML report over every model's results folder. */
 import { join } from 'node:path';
 import { loadAllResults } from '../../analysis/load-results.js';
-import { reportWriters } from '../../report/index.js';
 import type { PipelineConfig } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
 import type { AnalyzeStageSummary } from './analyze.js';
@@ -22,6 +21,8 @@ export function reportStage(config: PipelineConfig): Stage {
     after: ['dataset', 'prompts', 'score', 'analyze', ...(config.photos ? ['photos'] : [])],
     settings: { title: config.report.title ?? config.name, file: config.report.file },
     async run(ctx): Promise<ReportStageSummary> {
+      // Loaded here, not at start-up: the report pulls in vega and sharp (docs/cli.md, "Start-up").
+      const { reportWriters } = await import('../../report/index.js');
       const scoreDir = ctx.input('score');
       const results = await loadAllResults(ctx.summaryOf<ScoreStageSummary>('score').dirs.map((d) => join(scoreDir, d)));
       const { y, x } = ctx.summaryOf<AnalyzeStageSummary>('analyze');

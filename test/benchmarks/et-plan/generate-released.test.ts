@@ -12,6 +12,7 @@ import { EngineState, type EngineGraph } from '../../../src/benchmarks/et-plan/e
 import { PlanBuilder, deepestInstance, runPlan, startState } from '../../../src/benchmarks/et-plan/plans.js';
 import { generateEtPlanItems } from '../../../src/benchmarks/et-plan/synth.js';
 import { SCENES, loadScene, readJsonl } from './fixtures.js';
+import { scaled } from '../../helpers/cli.js';
 
 interface PlanFixture {
   family: string;
@@ -94,5 +95,5 @@ describeShared('et-plan task generation on the released apartments', ['virtualho
         expect(r.ok && r.progress.done && r.atStart.met === 0, item.id).toBe(true);
       }
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -14,7 +14,7 @@ import { OCCLUSION, occlusionSubsets, percentile, stepCap } from '../../../src/b
 import { ORACLE_LIMITS, runPlan, startState, walkTargets } from '../../../src/benchmarks/et-plan/plans.js';
 import { generateEtPlanItems } from '../../../src/benchmarks/et-plan/synth.js';
 import { ET_PLAN_FAMILIES, parseEtPlanItem, type EtPlanItem } from '../../../src/benchmarks/et-plan/task.js';
-import { runCli } from '../../helpers/cli.js';
+import { runCli, scaled } from '../../helpers/cli.js';
 
 const temp = useTempDirs('gsr-et-plan-');
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   out = await temp();
   set = await generateEtPlanItems({ out, apartments: 2, count: 3, seed: 5 });
   for (const a of set.context.apartments) graphs.set(a.file, new EngineGraph(await readVhGraph(join(out, a.file))));
-}, 60_000);
+}, scaled(60_000));
 
 describe('et-plan task generation', () => {
   it('produces every family, items that parse, counts that add up', () => {
@@ -115,7 +115,7 @@ describe('et-plan task generation', () => {
     const set2 = await generateEtPlanItems({ out: again, apartments: 2, count: 3, seed: 5 });
     expect(set2.items).toEqual(set.items);
     for (const a of set.context.apartments) expect(await readFile(join(again, a.file), 'utf8')).toBe(await readFile(join(out, a.file), 'utf8'));
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe('occlusion subsets', () => {
@@ -152,5 +152,5 @@ describe('gsr dataset synth et-plan', () => {
     expect(Object.keys(res.generation)).toEqual(['navigation', 'temporal']);
     const lines = (await readFile(join(dir, 'items.jsonl'), 'utf8')).trim().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as EtPlanItem).task)).toEqual(['navigation', 'temporal']);
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../../helpers/temp.js';
 import { readEtPlanReleasedTasks } from '../../../src/formats/et-plan-released.js';
 import { importReleasedTasks, parseReleasedCriteria, releasedPlanLine, releasedStats } from '../../../src/benchmarks/et-plan/released.js';
-import { runCli } from '../../helpers/cli.js';
+import { runCli, scaled } from '../../helpers/cli.js';
 
 const temp = useTempDirs('gsr-released-');
 
@@ -126,5 +126,5 @@ describe('importReleasedTasks', () => {
     expect(r.stdout).toMatch(/wrote 3 released tasks/);
     const tasks = await readEtPlanReleasedTasks(join(out, 'released-tasks.jsonl'));
     expect(tasks.map((t) => t.id)).toEqual(['navigation_tasks/1', 'navigation_tasks/2', 'navigation_and_manipulation_tasks_with_temporal_constraint/1']);
-  }, 30_000);
+  }, scaled(30_000));
 });

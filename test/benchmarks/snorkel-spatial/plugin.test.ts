@@ -9,7 +9,7 @@ import { answerAt, answerKey, answerSpaceSize, oracleAnswer, parseSnorkelItem, Q
 import { judgeSnorkel } from '../../../src/benchmarks/snorkel-spatial/judge.js';
 import { chanceByQuery } from '../../../src/benchmarks/snorkel-spatial/report.js';
 import { readBenchPrompts } from '../../../src/formats/chat-prompt.js';
-import { runCli } from '../../helpers/cli.js';
+import { runCli, scaled } from '../../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsr-snorkel-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -54,7 +54,7 @@ describe('SnorkelSpatial generator', () => {
     const scenes = runCli(['dataset', 'synth', '--count', '1']);
     expect(scenes.status).toBe(2);
     expect(scenes.stderr).toBe("gsr: error: required option '--out <dir>' not specified\n");
-  }, 60_000);
+  }, scaled(60_000));
 
   it('rejects bad items and settings with one clear line', () => {
     const good = generateSnorkelItems({ count: 1 }).items[0];

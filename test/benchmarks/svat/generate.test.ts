@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateBenchmark, loadItemSet } from '../../../src/benchmarks/index.js';
 import { generateSvat } from '../../../src/benchmarks/svat/generate.js';
 import { lineAnswer, parseSvatItem, TEMPLATES, type SvatItem } from '../../../src/benchmarks/svat/spec.js';
-import { runCli } from '../../helpers/cli.js';
+import { runCli, scaled } from '../../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsr-svat-gen-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,7 +29,7 @@ describe('SVAT generation', () => {
     for (const [k, v] of a) expect(b.get(k)!.equals(v), k).toBe(true);
     expect(c.get('/items.jsonl')!.equals(a.get('/items.jsonl')!)).toBe(false);
     expect([...a.keys()].filter((k) => k.endsWith('.png') && c.has(k) && c.get(k)!.equals(a.get(k)!))).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 
   it('balances demonstrations and queries, and keeps every target on its side', async () => {
     const { items } = await generateSvat({ ...ALL, background: ['I1', 'I3'], count: 9, seed: 3, width: 48, height: 48, shots: 6, out: join(dir, 'bal') });
@@ -95,5 +95,5 @@ describe('SVAT generation', () => {
     const missing = runCli(['dataset', 'synth', '--count', '2']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain("required option '--out <dir>' not specified");
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -13,6 +13,7 @@ import { detectedAnswer } from '../../../src/benchmarks/svat/check.js';
 import { BACKGROUND_SETS, OBJECT_COUNTS, OBJECT_SETS, TEXT_MODES } from '../../../src/benchmarks/svat/spec.js';
 import { Rng } from '../../../src/util/random.js';
 import { itShared } from '../../helpers/shared.js';
+import { scaled } from '../../helpers/cli.js';
 
 const SIZE = 64;
 const COUNT = Number(process.env.SVAT_LABEL_COUNT ?? 10_000);
@@ -39,7 +40,7 @@ describe('SVAT labels agree with the drawn pictures', () => {
     expect(items).toBe(COUNT);
     expect(images).toBe(COUNT * 5);
     expect(wrong.slice(0, 10)).toEqual([]);
-  }, 120_000);
+  }, scaled(120_000));
 
   itShared('on real photographs (I5 with --photos: the 16 What\'sUp sample photos)', ['whatsupSample'], async ({ whatsupSample }) => {
     const backgrounds: Backgrounds = { I4: [], I5: await loadPhotos(whatsupSample, SIZE, SIZE) };
@@ -56,7 +57,7 @@ describe('SVAT labels agree with the drawn pictures', () => {
       }
     }
     expect(wrong.slice(0, 10)).toEqual([]);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('the check can fail: a flipped line or a target drawn elsewhere is caught', () => {
     const phi = { background: 'I3', objects: 'shape', m: 3, text: 'none' } as const;

@@ -10,6 +10,7 @@ import type { SvatItem } from '../../../src/benchmarks/svat/spec.js';
 import { readBenchPrompts } from '../../../src/formats/chat-prompt.js';
 import { RunStore, runPrompts, toResponseRecord } from '../../../src/mllm/index.js';
 import { startFakeServer } from '../../mllm/fake-server.js';
+import { scaled } from '../../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsr-svat-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -97,7 +98,7 @@ describe('SVAT prompts, answers and scores', () => {
       ['always-yes', 'lenient', 'all', 48, 24, 0, 0, 50, 'exact', null, '0.557'],
     ]);
     expect(tables.find((t) => t.id === 'svat-phi')!.rows.filter((r) => r[0] === 'nearest' && r[1] === 'exact').map((r) => r[2])).toEqual(['phi=I1/shape/M1/none', 'phi=I1/shape/M3/none', 'phi=I3/shape/M1/none', 'phi=I3/shape/M3/none']);
-  }, 60_000);
+  }, scaled(60_000));
 
   it('the json format asks for {"answer": ...} with a schema, as a variant of its own', async () => {
     const set = await loadItemSet(join(dir, 'set'));

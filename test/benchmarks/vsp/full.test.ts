@@ -11,6 +11,7 @@ import { PAPER_TASKS, type VspItem } from '../../../src/benchmarks/vsp/item.js';
 import { judgeVsp } from '../../../src/benchmarks/vsp/judge.js';
 import type { BenchPrompt } from '../../../src/formats/chat-prompt.js';
 import { describeShared } from '../../helpers/shared.js';
+import { scaled } from '../../helpers/cli.js';
 
 const LEVELS: Record<string, string[]> = {
   'maze-main': ['3', '4', '5', '6', '7', '8'], 'maze-t1': ['3', '4', '5', '6', '7', '8'], 'maze-t2': ['3', '4', '5', '6', '7', '8'], 'maze-t3': ['3', '4', '5', '6', '7', '8'],
@@ -36,7 +37,7 @@ describeShared('full VSP copy', ['vsp'], ({ vsp: ROOT }) => {
         expect(j.credit ?? (j.correct ? 1 : 0), `${it.id} ${mode}`).toBe(it.task === 'collision' && mode === 'official' ? 0.5 : 1);
       }
     }
-  }, 300_000);
+  }, scaled(300_000));
 
   it('crafted oracle answers read as Python reads them: CRLF, lone CR, U+0085 and an emoji change nothing; a trailing U+FEFF spoils every task that reads to its end', async () => {
     const { items } = await load();
@@ -60,5 +61,5 @@ describeShared('full VSP copy', ['vsp'], ({ vsp: ROOT }) => {
       expect(bom.correct || bom.credit === 0.5, `${it.id} BOM`).toBe(survivesBom(it, oracle));
       expect(bom.scriptInvalid ?? false, `${it.id} BOM`).toBe(bomInvalid.has(it.task));
     }
-  }, 300_000);
+  }, scaled(300_000));
 });

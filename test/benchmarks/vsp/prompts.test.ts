@@ -4,6 +4,7 @@ import { buildVspPrompts, drawExamples, VspPromptSettingsSchema } from '../../..
 import type { PromptPart } from '../../../src/formats/chat-prompt.js';
 import { describeShared } from '../../helpers/shared.js';
 import { sample, sampleItem, sampleRoot } from './sample.js';
+import { scaled } from '../../helpers/cli.js';
 
 const settings = (s: object = {}) => VspPromptSettingsSchema.parse(s);
 let root = '';
@@ -111,5 +112,5 @@ describeShared('VSP prompts on the published copy', ['vsp'], ({ vsp }) => {
     expect(text(pure.parts)).toContain('Example Input: This is a 4x4 map.\nThe player is at: row 1, column 1;');
     const t4 = items.find((i) => i.id === 'maze-t4/step3/0')!;
     expect(text(buildVspPrompts(t4, settings(), context)[0].parts).trimEnd().endsWith(`The action sequence is:\n\n${[...t4.truth.moves!].map((m) => ({ L: 'Left', R: 'Right', U: 'Up', D: 'Down' })[m]).join(', ')}`)).toBe(true);
-  }, 120_000);
+  }, scaled(120_000));
 });
