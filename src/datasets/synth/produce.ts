@@ -60,7 +60,7 @@ export function renderSyntheticScene(
 }
 
 /** Encodes the image as JPEG (quality 90) or PNG. */
-function encodeImage(r: Rendered, format: 'jpg' | 'png'): Promise<Buffer> {
+export function encodeSceneImage(r: Rendered, format: 'jpg' | 'png'): Promise<Buffer> {
   const img = sharp(r.rgb, { raw: { width: r.width, height: r.height, channels: 3 } });
   return format === 'jpg' ? img.jpeg({ quality: 90, optimiseCoding: false }).toBuffer() : img.png({ compressionLevel: 6 }).toBuffer();
 }
@@ -72,6 +72,6 @@ export async function produceScene(job: SceneJob): Promise<ProducedScene> {
   // Statistics come from the stored millimetres, so they agree with the PNG.
   const { values, scale } = quantizeDepth({ data: rendered.depth, unit: 'm' });
   const records = sceneRecords(id, index + 1, scene, rendered, values, scale, entities, `images/${id}.${format}`, `depth/${id}.png`);
-  const [image, depthPng] = await Promise.all([encodeImage(rendered, format), encodeDepthValuesPng(values, width, height, 3)]);
+  const [image, depthPng] = await Promise.all([encodeSceneImage(rendered, format), encodeDepthValuesPng(values, width, height, 3)]);
   return { index, records, image, depthPng, attempts };
 }
