@@ -18,7 +18,7 @@ import { escapeHtml as h } from './escape.js';
 import { vegaLiteToSvg } from './plots.js';
 
 /** Annotator qualities swept by default (share of objects an annotator boxes right). */
-export const DEFAULT_SWEEP = [1, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.5, 0.4, 0.3];
+export const DEFAULT_SWEEP = [1, 0.95, 0.9, 0.85, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05];
 
 export interface LabelNoiseRun {
   /** Results folders scored against the pseudo-labels, and the same models scored against the truth. */
@@ -145,12 +145,20 @@ export function sweepPlotSpec(s: SweepReport, annotator?: number | null): TopLev
 /** The report section. */
 export async function labelNoiseHtml(r: LabelNoiseReport, intro = ''): Promise<string> {
   const val = (v: number | null, id: string) => (v === null ? '<td class="na">—</td>' : `<td data-testid="${h(id)}" data-value="${v}">${pct(v)}</td>`);
-  const rows = r.models.flatMap((m) =>
-    Object.entries(m.g_score).map(([col, g]) => {
+  // One row per model; per G-Score column: against the pseudo-labels, against the truth, the difference.
+  const columns = [...new Set(r.models.flatMap((m) => Object.keys(m.g_score)))].sort((a, b) => (a === 'avg' ? 1 : b === 'avg' ? -1 : a.localeCompare(b)));
+  const rows = r.models.map((m) => {
+    const cells = columns.map((col) => {
+      const g = m.g_score[col];
+      if (!g) return '<td class="na">—</td><td class="na">—</td><td class="na">—</td>';
       const d = g.difference ? `<td data-testid="${h(`noise:${m.model}:${col}:diff`)}" data-value="${g.difference.estimate}">${signed(g.difference.estimate)}<span class="ci">[${signed(g.difference.low)}, ${signed(g.difference.high)}]</span></td>` : '<td class="na">—</td>';
-      return `<tr${col === 'avg' ? ' class="avg"' : ''}><th scope="row">${h(m.model)}</th><td>${h(col === 'avg' ? 'Avg G-Score' : col)}</td>${val(g.pseudo, `noise:${m.model}:${col}:pseudo`)}${val(g.truth, `noise:${m.model}:${col}:truth`)}${d}<td>${g.objects.pseudo} / ${g.objects.truth}</td><td>${g.objects.flipped}</td></tr>`;
-    }),
-  );
+      return `${val(g.pseudo, `noise:${m.model}:${col}:pseudo`)}${val(g.truth, `noise:${m.model}:${col}:truth`)}${d}`;
+    });
+    const avg = m.g_score.avg;
+    return `<tr><th scope="row">${h(m.model)}</th>${cells.join('')}<td>${avg ? `${avg.objects.pseudo} / ${avg.objects.truth}` : '—'}</td><td>${avg?.objects.flipped ?? '—'}</td></tr>`;
+  });
+  const head1 = columns.map((c) => `<th colspan="3">${h(c === 'avg' ? 'Avg G-Score' : c)}</th>`).join('');
+  const head2 = columns.map(() => '<th>pseudo</th><th>truth</th><th>pseudo - truth [95% CI]</th>').join('');
   const g = r.regression;
   const reg =
     `<table id="noise-regression"><thead><tr><th>Scored against</th><th>slope [95% CI]</th><th>p</th><th>R²</th><th>models</th></tr></thead><tbody>` +
@@ -182,7 +190,7 @@ export async function labelNoiseHtml(r: LabelNoiseReport, intro = ''): Promise<s
   return (
     intro +
     annotator +
-    `<table id="noise-gscores"><thead><tr><th>Model</th><th>Column</th><th>against pseudo-labels</th><th>against the truth</th><th>pseudo - truth [95% CI]</th><th>objects (pseudo / truth)</th><th>flipped</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>` +
+    `<table id="noise-gscores"><thead><tr><th rowspan="2">Model</th>${head1}<th rowspan="2">objects scored (pseudo / truth)</th><th rowspan="2">flipped</th></tr><tr>${head2}</tr></thead><tbody>${rows.join('\n')}</tbody></table>` +
     `<p class="note">Interval: percentile bootstrap over items (2000 resamples), both G-Scores recomputed on each resample; flipped: objects scored both ways whose hit changed.</p>` +
     `<p>Regression ${h(g.models.length ? `${r.y} on ${r.x}` : '')} across ${g.models.length} models:</p>${reg}<h3>DAP: the annotator's depth hint against exact depth</h3>${dap}${sweep}`
   );

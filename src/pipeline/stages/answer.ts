@@ -12,7 +12,7 @@ import type { ModelConfig, PipelineConfig, PipelineTask } from '../../formats/pi
 import type { Stage } from '../engine.js';
 import { sha256File } from '../../util/hash.js';
 import { promptFileFor } from './prompts.js';
-import { ANNOTATIONS_FILE } from '../../formats/coco.js';
+import { answererAnnotations } from './annotate.js';
 
 export const RESPONSES_FILE = 'responses.jsonl';
 export const STORE_FILE = 'store.sqlite';
@@ -39,7 +39,7 @@ export function modelTasks(model: ModelConfig, config: PipelineConfig): Pipeline
 }
 
 /** What determines a model's responses besides the prompt (the run store's settings). */
-function generationSettings(model: ModelConfig, annotationsSha: string | undefined): GenerationSettings {
+export function generationSettings(model: ModelConfig, annotationsSha: string | undefined): GenerationSettings {
   const s: GenerationSettings = { answerer: model.kind, model: model.name, endpoint_model: model.model ?? model.name, temperature: model.temperature ?? 0, max_tokens: model.max_tokens, seed: model.seed };
   if (model.kind === 'openai') s.base_url = model.base_url;
   if (model.box_format) s.box_format = model.box_format;
@@ -51,12 +51,12 @@ function generationSettings(model: ModelConfig, annotationsSha: string | undefin
 export function answerStage(config: PipelineConfig): Stage {
   return {
     name: 'answer',
-    after: ['prompts', 'annotate'],
+    after: ['dataset', 'prompts', 'annotate'],
     // Concurrency and timeouts change how, not what, is asked.
     settings: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined, rate_limit: undefined, tasks: modelTasks(m, config) })),
     async run(ctx): Promise<AnswerStageSummary> {
       const promptsDir = ctx.input('prompts');
-      const annotations = join(ctx.input('annotate'), ANNOTATIONS_FILE);
+      const annotations = answererAnnotations(config, ctx.input('dataset'), ctx.input('annotate'));
       const annotationsSha = await sha256File(annotations);
       const store = RunStore.open(join(ctx.stateDir, STORE_FILE));
       const summary: AnswerStageSummary = { models: [] };
