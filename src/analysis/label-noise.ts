@@ -141,27 +141,38 @@ export function gScorePair(pseudo: readonly Outcome[], truth: readonly Outcome[]
   const objects = { pseudo: p.length, truth: t.length, flipped };
   const [gp, gt] = [gScoreOf(p, column), gScoreOf(t, column)];
   if (gp === null || gt === null) return { pseudo: gp, truth: gt, difference: null, objects };
-  const byItem = new Map<string, { p: Outcome[]; t: Outcome[] }>();
-  for (const [list, side] of [[p, 'p'], [t, 't']] as const) {
-    for (const o of list) (byItem.get(o.item) ?? byItem.set(o.item, { p: [], t: [] }).get(o.item)!)[side].push(o);
+  // Per item, hits and objects per column on each side, so a resample only adds small arrays.
+  const columns = [...new Set([...p, ...t].map((o) => `${o.split}/${o.role}`))];
+  const nc = columns.length;
+  const items = new Map<string, Float64Array>(); // [pseudo hits, pseudo n, truth hits, truth n] per column
+  for (const [list, side] of [[p, 0], [t, 2]] as const) {
+    for (const o of list) {
+      const row = items.get(o.item) ?? items.set(o.item, new Float64Array(4 * nc)).get(o.item)!;
+      const c = columns.indexOf(`${o.split}/${o.role}`);
+      row[4 * c + side] += o.hit ? 1 : 0;
+      row[4 * c + side + 1]++;
+    }
   }
-  const items = [...byItem.values()];
+  const rows = [...items.values()];
   const rand = seededRandom(seed);
+  const sums = new Float64Array(4 * nc);
   const stats: number[] = [];
   for (let b = 0; b < resamples; b++) {
-    const rp: Outcome[] = [];
-    const rt: Outcome[] = [];
-    for (let i = 0; i < items.length; i++) {
-      const it = items[Math.floor(rand() * items.length)];
-      rp.push(...it.p);
-      rt.push(...it.t);
+    sums.fill(0);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[Math.floor(rand() * rows.length)];
+      for (let k = 0; k < sums.length; k++) sums[k] += r[k];
     }
-    const [a, c] = [gScoreOf(rp, column), gScoreOf(rt, column)];
-    if (a !== null && c !== null) stats.push(a - c);
+    let [ps, pn, ts, tn] = [0, 0, 0, 0];
+    for (let c = 0; c < nc; c++) {
+      if (sums[4 * c + 1] > 0) [ps, pn] = [ps + sums[4 * c] / sums[4 * c + 1], pn + 1];
+      if (sums[4 * c + 3] > 0) [ts, tn] = [ts + sums[4 * c + 2] / sums[4 * c + 3], tn + 1];
+    }
+    if (pn > 0 && tn > 0) stats.push(ps / pn - ts / tn);
   }
   stats.sort((a, b) => a - b);
   const difference = stats.length
-    ? { estimate: gp - gt, low: quantileSorted(stats, 0.025), high: quantileSorted(stats, 0.975), level: 0.95, resamples, seed, n: items.length }
+    ? { estimate: gp - gt, low: quantileSorted(stats, 0.025), high: quantileSorted(stats, 0.975), level: 0.95, resamples, seed, n: rows.length }
     : null;
   return { pseudo: gp, truth: gt, difference, objects };
 }
@@ -242,20 +253,33 @@ function splitKey(key: string): [string, string] {
 }
 
 /**
- * An annotator of a chosen quality: each exact box becomes, with probability `quality`, a hit (the
- * box moved to an IoU in [0.6, 0.95] with the truth), else a miss (a box of its size elsewhere, IoU
- * < 0.5), exactly as a simulated answerer's boxes (`simulatedBox`), each object drawing on its own.
+ * One seeded annotator's two candidate boxes per object: the hit (the exact box moved to an IoU in
+ * [0.6, 0.95]) and the miss (a box of its size elsewhere, IoU < 0.5), exactly as a simulated
+ * answerer's boxes (`simulatedBox`), and the uniform draw deciding between them.
  */
-export function perturbedLabels(truth: CocoFile, quality: number, seed: number): Map<string, Box> {
+function annotatorDraw(truth: CocoFile, seed: number): Map<string, { u: number; hit: Box; miss: Box }> {
   const size = new Map(truth.images.map((i) => [i.item_id, [i.width, i.height] as const]));
-  const out = new Map<string, Box>();
+  const out = new Map<string, { u: number; hit: Box; miss: Box }>();
   for (const [key, box] of truthBoxes(truth)) {
     const [item, role] = splitKey(key);
     const [w, h] = size.get(item)!;
-    const hit = keyedUniform(seed, item, role, 'annotator') < quality;
-    out.set(key, simulatedBox(box as Xyxy, hit, seed, item, `annotator-${role}`, w, h));
+    const box4 = box as Xyxy;
+    out.set(key, {
+      u: keyedUniform(seed, item, role, 'annotator'),
+      hit: simulatedBox(box4, true, seed, item, `annotator-${role}`, w, h),
+      miss: simulatedBox(box4, false, seed, item, `annotator-${role}`, w, h),
+    });
   }
   return out;
+}
+
+/**
+ * An annotator of a chosen quality: each object's box is, with probability `quality`, a hit, else a
+ * miss ({@link annotatorDraw}), each object drawing on its own. The same seed at a higher quality
+ * turns misses into hits and never the other way.
+ */
+export function perturbedLabels(truth: CocoFile, quality: number, seed: number): Map<string, Box> {
+  return new Map([...annotatorDraw(truth, seed)].map(([k, d]) => [k, d.u < quality ? d.hit : d.miss]));
 }
 
 /** Share of `truth`'s objects whose box in `labels` has IoU >= threshold with it (absent = miss). */
@@ -297,39 +321,75 @@ export function annotatorSweep(truth: CocoFile, models: readonly SweepModel[], o
   const threshold = o.threshold ?? 0.5;
   const survival = o.survivalShare ?? 0.95;
   const exact = truthBoxes(truth);
-  const parsed = models.map((m) => ({
-    y: m.y,
-    items: m.items.map((r) => ({ key: `${r.item}/${r.role}`, split: r.split, role: r.role, item: r.item, box: validBox(r.box) })),
-  }));
-  const fitWith = (labels: Map<string, Box>) => {
-    const xs = parsed.map((m) => gScoreOf(m.items.filter((r) => labels.has(r.key)).map((r) => ({ ...r, hit: r.box !== null && boxIou(r.box, labels.get(r.key)!) >= threshold })), column));
+  const keys = [...exact.keys()];
+  const keyIndex = new Map(keys.map((k, i) => [k, i]));
+  // Per model: each answered object's label index, G-Score column and box (typed arrays: the sweep
+  // re-scores every model thousands of times).
+  const columns = new Map<string, number>();
+  const parsed = models.map((m) => {
+    const items = m.items.filter((r) => keyIndex.has(`${r.item}/${r.role}`));
+    const col = Int32Array.from(items, (r) => {
+      const c = `${r.split}/${r.role}`;
+      return columns.get(c) ?? columns.set(c, columns.size).get(c)!;
+    });
+    return { y: m.y, label: Int32Array.from(items, (r) => keyIndex.get(`${r.item}/${r.role}`)!), col, boxes: items.map((r) => validBox(r.box)) };
+  });
+  const target = column === 'avg' ? -1 : (columns.get(column) ?? -2);
+  const hits = new Float64Array(columns.size);
+  const counts = new Float64Array(columns.size);
+  /** The model's G-Score for the regression when its object i is a hit exactly when hit(i). */
+  const gOf = (m: (typeof parsed)[number], hit: (i: number) => boolean): number | null => {
+    hits.fill(0);
+    counts.fill(0);
+    for (let i = 0; i < m.col.length; i++) {
+      counts[m.col[i]]++;
+      if (hit(i)) hits[m.col[i]]++;
+    }
+    if (target >= 0) return counts[target] > 0 ? hits[target] / counts[target] : null;
+    if (target === -2) return null;
+    let sum = 0;
+    let n = 0;
+    for (let c = 0; c < counts.length; c++) if (counts[c] > 0) [sum, n] = [sum + hits[c] / counts[c], n + 1];
+    return n > 0 ? sum / n : null;
+  };
+  const hitOf = (box: Box | null, label: Box) => box !== null && boxIou(box, label) >= threshold;
+  const fitOf = (xs: Array<number | null>) => {
     const keep = xs.map((x, i) => (x === null ? -1 : i)).filter((i) => i >= 0);
     return fitSlope(keep.map((i) => parsed[i].y), keep.map((i) => xs[i]!));
   };
+  const quantiles = (v: number[], at: number) => (v.length ? quantileSorted(v, at) : NaN);
   const row = (quality: number | null, fits: Array<SlopeFit | null>, rates: number[]): SweepRow => {
     const slopes = fits.map((f) => (f ? f.slope : NaN)).filter(Number.isFinite).sort((a, b) => a - b);
     const ps = fits.map((f) => (f ? f.p : 1)).sort((a, b) => a - b);
-    const q = (v: number[], at: number) => (v.length ? quantileSorted(v, at) : NaN);
     return {
       quality,
       draws: fits.length,
       hit_rate: { mean: rates.reduce((s, v) => s + v, 0) / rates.length, min: Math.min(...rates), max: Math.max(...rates) },
-      slope: { median: q(slopes, 0.5), low: q(slopes, 0.025), high: q(slopes, 0.975) },
-      p_median: q(ps, 0.5),
+      slope: { median: quantiles(slopes, 0.5), low: quantiles(slopes, 0.025), high: quantiles(slopes, 0.975) },
+      p_median: quantiles(ps, 0.5),
       conclusion: fits.filter((f) => conclusionHolds(f, alpha)).length / fits.length,
     };
   };
-  const rows: SweepRow[] = [row(null, [fitWith(exact)], [1])];
-  for (const quality of [...o.qualities].sort((a, b) => b - a)) {
-    const fits: Array<SlopeFit | null> = [];
-    const rates: number[] = [];
-    for (let d = 0; d < o.draws; d++) {
-      const labels = perturbedLabels(truth, quality, (o.seed ?? 0) + d);
-      fits.push(fitWith(labels));
-      rates.push(annotatorHitRate(labels, exact).hit_rate ?? 0);
-    }
-    rows.push(row(quality, fits, rates));
+  const exactBoxes = keys.map((k) => exact.get(k)!);
+  const rows: SweepRow[] = [row(null, [fitOf(parsed.map((m) => gOf(m, (i) => hitOf(m.boxes[i], exactBoxes[m.label[i]]))))], [1])];
+  const qualities = [...o.qualities].sort((a, b) => b - a);
+  const fits = qualities.map(() => [] as Array<SlopeFit | null>);
+  const rates = qualities.map(() => [] as number[]);
+  for (let d = 0; d < o.draws; d++) {
+    // Each model's hit against both candidate boxes is worked out once per draw, then chosen per quality.
+    const draw = annotatorDraw(truth, (o.seed ?? 0) + d);
+    const cand = keys.map((k, i) => {
+      const c = draw.get(k)!;
+      return { u: c.u, hit: c.hit, miss: c.miss, hitRight: boxIou(c.hit, exactBoxes[i]) >= 0.5, missRight: boxIou(c.miss, exactBoxes[i]) >= 0.5 };
+    });
+    const onHit = parsed.map((m) => Uint8Array.from(m.boxes, (b, i) => (hitOf(b, cand[m.label[i]].hit) ? 1 : 0)));
+    const onMiss = parsed.map((m) => Uint8Array.from(m.boxes, (b, i) => (hitOf(b, cand[m.label[i]].miss) ? 1 : 0)));
+    qualities.forEach((q, qi) => {
+      fits[qi].push(fitOf(parsed.map((m, k) => gOf(m, (i) => (cand[m.label[i]].u < q ? onHit[k][i] : onMiss[k][i]) === 1))));
+      rates[qi].push(cand.length ? cand.filter((c) => (c.u < q ? c.hitRight : c.missRight)).length / cand.length : 0);
+    });
   }
+  qualities.forEach((q, qi) => rows.push(row(q, fits[qi], rates[qi])));
   let survivesDownTo: number | null = null;
   for (const r of rows.slice(1)) {
     if (r.conclusion < survival) break;

@@ -181,5 +181,5 @@ describe('gsr analyze label-noise', () => {
     const bad = runCli(['analyze', 'label-noise', '--results', ...dirs, '--truth-results', ...dirs, '--x', 'reasoning:synthetic:circular']);
     expect(bad.status).not.toBe(0);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
-  }, 60_000);
+  }, 240_000);
 });
