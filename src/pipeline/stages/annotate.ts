@@ -86,6 +86,11 @@ export async function missingModels(ids: string[], modelsDir: string): Promise<s
   return missing;
 }
 
+/** The sha256 each model's manifest lists for its files (null where unknown). */
+async function listedHashes(ids: string[]): Promise<Array<Array<string | null> | null>> {
+  return Promise.all(ids.map((id) => getManifest(id).then((mf) => mf.files.map((f) => f.sha256), () => null)));
+}
+
 /** Depth PNG paths are relative to the annotation file; re-anchor them for the file's new folder. */
 function reanchorDepth(coco: CocoFile, fromDir: string, toDir: string): CocoFile {
   return { ...coco, images: coco.images.map((im) => (im.depth_file ? { ...im, depth_file: relative(toDir, resolve(fromDir, im.depth_file)).split('\\').join('/') } : im)) };
@@ -116,8 +121,9 @@ export function annotateStage(config: PipelineConfig): Stage {
     settings: { source, models: source === 'file' ? null : m, compare: source === 'exact' && config.annotations.compare_models ? config.annotations.compare_limit : null },
     async fingerprint() {
       if (source === 'file') return { file: await sha256File(config.annotations.file!) };
-      // Installing a model changes what an exact-truth run does (it adds the quality comparison).
-      return { missing: await missingModels(wanted, m.modelsDir) };
+      // Installing a model changes what an exact-truth run does (it adds the quality comparison); the
+      // hashes a manifest lists change when its shipped file is made again (training/README.md).
+      return { missing: await missingModels(wanted, m.modelsDir), sha256: await listedHashes(wanted) };
     },
     async run(ctx): Promise<AnnotateStageSummary> {
       const datasetDir = ctx.input('dataset');
