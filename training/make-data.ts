@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { encodeDepthValuesPng, quantizeDepth } from '../src/formats/depth-png.js';
 import { entityStats } from '../src/datasets/synth/check.js';
-import { encodeSceneImage, renderSyntheticScene } from '../src/datasets/synth/produce.js';
+import { encodeImage, renderSyntheticScene } from '../src/datasets/synth/produce.js';
 import { sceneId } from '../src/datasets/synth/records.js';
 
 /** Seeds of the two sets; the demo (pipelines/demo.yaml) uses seed 1, so neither overlaps it. */
@@ -51,7 +51,7 @@ async function writeSplit(out: string, split: string, seed: number, count: numbe
     const { values } = quantizeDepth({ data: rendered.depth, unit: 'm' });
     const raw = { raw: { width: WIDTH, height: HEIGHT, channels: 1 as const } };
     await Promise.all([
-      encodeSceneImage(rendered, 'jpg').then((b) => writeFile(join(dir, 'images', `${id}.jpg`), b)),
+      encodeImage(rendered, 'jpg').then((b) => writeFile(join(dir, 'images', `${id}.jpg`), b)),
       encodeDepthValuesPng(values, WIDTH, HEIGHT, 3).then((b) => writeFile(join(dir, 'depth', `${id}.png`), b)),
       sharp(rendered.label, raw).toColourspace('b-w').png({ compressionLevel: 3 }).toBuffer().then((b) => writeFile(join(dir, 'labels', `${id}.png`), b)),
       parityDir && i < PARITY_SCENES

@@ -116,7 +116,7 @@ describe('labelNoise', () => {
   });
 
   it('DAP both ways: paired items and McNemar from the two dap variants', () => {
-    const dapItems = (right: boolean[]) => right.map((c, i) => ({ item: `s${i}`, split: 'synthetic', relation: 'front', rotations: 4, circular: c, vanilla: c ? 1 : 0, first: c, unparsed: false }));
+    const dapItems = (right: boolean[]) => right.map((c, i) => ({ item: `s${i}`, split: 'synthetic', relation: 'front', rotations: 4, right: c ? 4 : 0, options: 4, circular: c, vanilla: c ? 1 : 0, first: c, unparsed: false }));
     const withDap = (r: ModelResults, right: boolean[]): ModelResults => ({ ...r, reasoning: [...r.reasoning, { variant: 'dap', summary: null, items: dapItems(right) }] });
     const base = results('m', 0.5, models[0]!.truthItems);
     const p = withDap(base, [true, true, false, false, true, false]);

@@ -5,11 +5,11 @@
  * test/security/crash-matrix.test.ts (a few points) and bench/crash.bench.ts (30 and more per command).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { importWhatsupToManifest } from '../../src/datasets/index.js';
+import { synthesizeDataset } from '../../src/datasets/index.js';
 import { RunStore } from '../../src/mllm/index.js';
-import { MODELS_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT } from './cli.js';
+import { REPO_ROOT } from './cli.js';
 import { startFakeServer, type FakeServer } from '../mllm/fake-server.js';
 import { writePrompts } from '../mllm/prompt-fixtures.js';
 
@@ -130,7 +130,7 @@ const isLock = (rel: string) => rel === '.gsr.lock' || rel === '.gsr.lock.owner'
  * that hold timestamps, so those are compared through the files themselves.
  */
 export function pipelineTarget(dir: string, scenes: number): CrashTarget {
-  // The copy lives elsewhere, so the file's relative paths (shipped photos, models) are made absolute.
+  // The copy lives elsewhere, so the file's relative paths (models, reference boxes) are made absolute.
   const yaml = readFileSync(join(REPO_ROOT, 'pipelines', 'demo.yaml'), 'utf8')
     .replace(/count: 60\b/, `count: ${scenes}`)
     .replace(/: \.\.\//g, `: ${REPO_ROOT}/`);
@@ -142,7 +142,7 @@ export function pipelineTarget(dir: string, scenes: number): CrashTarget {
   return {
     name: 'pipeline',
     args: ['pipeline', 'run', file, '--out', out],
-    env: { GSR_BASE_URL: '', GSR_MODEL: '' },
+    env: { GSR_BASE_URL: '', GSR_MODEL: '', GSR_PHOTOS_ROOT: '' },
     progress: () => stages.filter((s) => existsSync(join(out, s, '.stage.json'))).length,
     async snapshot() {
       const snap = snapshotTree(out, (rel) => isLock(rel) || rel.startsWith('.state/'));
@@ -157,19 +157,26 @@ export function pipelineTarget(dir: string, scenes: number): CrashTarget {
   };
 }
 
-/** `gsr annotate` with the shipped FastestDet on the What'sUp sample photos, `copies` times over; progress counts journal `done` lines. */
+/**
+ * `gsr annotate` with FastestDet (the random-weight file with the real model's contract,
+ * test/fixtures/perception/fastestdet) on 16 rendered scenes, `copies` times over; progress counts
+ * journal `done` lines.
+ */
 export async function annotateTarget(dir: string, copies: number): Promise<CrashTarget> {
-  const base = join(dir, 'base.jsonl');
-  await importWhatsupToManifest(WHATSUP_SAMPLE_ROOT, base);
-  const lines = readFileSync(base, 'utf8').trim().split('\n');
-  const manifest = join(dir, 'm.jsonl');
+  await synthesizeDataset({ out: join(dir, 'syn'), count: 16, seed: 11, width: 640, height: 480, workers: 0 });
+  const lines = readFileSync(join(dir, 'syn', 'manifest.jsonl'), 'utf8').trim().split('\n');
+  // Beside the dataset's manifest: image paths are relative to the manifest's folder.
+  const manifest = join(dir, 'syn', 'm.jsonl');
+  const models = join(dir, 'models');
+  mkdirSync(join(models, 'fastestdet'), { recursive: true });
+  symlinkSync(join(REPO_ROOT, 'test/fixtures/perception/fastestdet/fastestdet-tiny.onnx'), join(models, 'fastestdet', 'FastestDet.onnx'));
   const items = Array.from({ length: copies }, (_, k) => lines.map((l) => JSON.stringify({ ...JSON.parse(l), id: `r${k}/${JSON.parse(l).id}` }))).flat();
   writeFileSync(manifest, items.join('\n') + '\n');
   const out = join(dir, 'out');
   const journal = join(out, 'journal.jsonl');
   return {
     name: 'annotate',
-    args: ['annotate', '--manifest', manifest, '--detector', 'fastestdet', '--segmenter', 'none', '--depth', 'none', '--models-dir', MODELS_DIR, '--device', 'cpu', '--batch', '1', '--out', out],
+    args: ['annotate', '--manifest', manifest, '--detector', 'fastestdet', '--segmenter', 'none', '--depth', 'none', '--models-dir', models, '--device', 'cpu', '--batch', '1', '--out', out],
     progress: () => (existsSync(journal) ? readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"type":"done"')).length : 0),
     // The journal is the resumable log, not an output: a killed run leaves its own lines in it.
     snapshot: async () => snapshotTree(out, (rel) => isLock(rel) || rel === 'journal.jsonl'),

@@ -14,7 +14,7 @@ import { ANNOTATIONS_FILE, readCocoFile } from '../../formats/coco.js';
 import { MANIFEST_FILE } from '../../formats/manifest.js';
 import { readPromptFile, type PromptRecord } from '../../formats/prompts.js';
 import { readResponseFile, writeResponseFile, type ResponseRecord } from '../../formats/responses.js';
-import type { PipelineConfig, PipelineTask } from '../../formats/pipeline.js';
+import { modelFolder, type PipelineConfig, type PipelineTask } from '../../formats/pipeline.js';
 import { sha256File } from '../../util/hash.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import type { SkippedRecord } from '../../util/jsonl.js';
@@ -98,7 +98,7 @@ export function labelNoiseStage(config: PipelineConfig): Stage | null {
           }
           const keys = new Set((await readPromptFile(dapFile(model), [])).map((x) => x.key));
           const rows = [...store.responses({ model: model.name, settings: store.registerSettings(settings) })].filter((row) => keys.has(row.key)).map(toResponseRecord);
-          await writeResponseFile(join(ctx.dir, 'answers', model.name, RESPONSES_FILE), rows);
+          await writeResponseFile(join(ctx.dir, 'answers', modelFolder(model.name), RESPONSES_FILE), rows);
           dapAnswers.set(model.name, rows);
         }
       } finally {
@@ -111,10 +111,10 @@ export function labelNoiseStage(config: PipelineConfig): Stage | null {
       ctx.progress.start(config.models.length, 'models scored against the truth');
       for (const model of config.models) {
         const skipped: SkippedRecord[] = [];
-        const responses = [...(await readResponseFile(join(answersDir, model.name, RESPONSES_FILE), skipped)), ...(dapAnswers.get(model.name) ?? [])];
+        const responses = [...(await readResponseFile(join(answersDir, modelFolder(model.name), RESPONSES_FILE), skipped)), ...(dapAnswers.get(model.name) ?? [])];
         const prompts = async (task: PipelineTask): Promise<PromptRecord[]> => readPromptFile(task === 'dap' ? dapFile(model) : join(promptsDir, promptFileFor(model, task)), skipped);
-        await scoreModelInto(config, model, join(ctx.dir, 'truth', model.name), { prompts, responses, labels, notice: (t) => ctx.notice(t) });
-        dirs.push(join('truth', model.name));
+        await scoreModelInto(config, model, join(ctx.dir, 'truth', modelFolder(model.name)), { prompts, responses, labels, notice: (t) => ctx.notice(t) });
+        dirs.push(join('truth', modelFolder(model.name)));
         ctx.progress.tick();
       }
       // 4. The budget between the score stage's results and these.
