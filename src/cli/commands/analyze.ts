@@ -247,7 +247,7 @@ export function registerAnalyze(program: Command): void {
     .option('--truth <file>', 'the exact annotation file (enables the sweep)')
     .option('--y <metric>', 'reasoning metric for the regression', 'reasoning:total:circular')
     .option('--x <metric>', 'G-Score for the regression: grounding:avg or grounding:<split>/<role>', 'grounding:avg')
-    .option('--sweep <qualities>', 'annotator qualities to sweep, comma-separated shares (default 1,0.95,...,0.3), or "none"')
+    .option('--sweep <qualities>', 'annotator qualities to sweep, comma-separated shares (default 1,0.95,0.9,0.85,0.8,0.7,...,0.1,0.05), or "none"')
     .option('--draws <n>', 'seeded annotators per quality', parsePositiveInt, 50)
     .option('--alpha <a>', 'significance level of the conclusion', parseNumber, 0.05)
     .option('--seed <n>', 'seed of the bootstrap and the annotators', parseSeed, 0)
