@@ -55,6 +55,23 @@ export { relabelModel, truthBoxes, regressionShift, type RelabelModel, type Rela
 export { cohenKappa, type KappaResult } from './agreement.js';
 /** Measured beside the GSR-Bench paper's published Tables 1-3. */
 export { comparePublished, formatPublished, paperModelFor, TABLE1_SPLITS, TABLE2_COLUMNS, type PublishedCell, type PublishedComparison } from './published.js';
+/** The pseudo-label error budget: G-Scores, regression and DAP against pseudo-labels and truth, and the annotator-quality sweep. */
+export {
+  labelNoise,
+  annotatorSweep,
+  perturbedLabels,
+  annotatorHitRate,
+  gScorePair,
+  fitSlope,
+  type LabelNoiseReport,
+  type LabelNoiseModel,
+  type GScorePair,
+  type DapNoiseRow,
+  type SweepReport,
+  type SweepRow,
+  type SweepModel,
+  type SlopeFit,
+} from './label-noise.js';
 /** What'sUp's own metrics (individual, pair, set, confusion) from results folders, and beside What'sUp's published rows. */
 export { buildWhatsupTable, whatsupBesidePublished, formatWhatsupTable, formatWhatsupPublished, type WhatsupRow, type WhatsupTable, type WhatsupPublished } from './whatsup.js';
 /** The one p-value format of every table and summary. */

@@ -18,3 +18,5 @@ export { renderOverlayPng, paintObjects, paintBox, paintMask, depthHeatMap, heat
 export { annotationQuality, distribution, formatQualityReport, type QualityReport, type Distribution } from './quality.js';
 /** Model provenance for `info.models`: file sha256s (checked against manifests) and thresholds. */
 export { describeModel, type ModelRecord } from './provenance.js';
+/** An auto-annotator's overlays beside the exact truth's (synthetic scenes). */
+export { writeComparisonOverlays, type ComparisonOverlay, type LabelSet } from './compare.js';

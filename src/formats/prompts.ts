@@ -49,6 +49,13 @@ export const PromptRecordSchema = z.object({
   answer_index: z.number().int().optional(),
   /** DAP: the depth hint included in the text. */
   hint: z.string().optional(),
+  /**
+   * DAP: the depths the hint states, as numbers (not part of the key: the text holds them), so that
+   * answerers reasoning from numbers read the hint rather than an annotation file.
+   */
+  hint_depth: z
+    .object({ subject: z.number(), object: z.number(), unit: z.enum(['m', 'relative-inverse']), larger: z.enum(['farther', 'nearer']) })
+    .optional(),
 });
 export type PromptRecord = z.infer<typeof PromptRecordSchema>;
 

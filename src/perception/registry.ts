@@ -3,6 +3,7 @@ import type { DepthEstimator, Detector, ModelLoadOptions, Segmenter } from './ty
 import { depthAnythingFactory, zoeDepthFactory } from './models/depth.js';
 import { createFastestDet } from './models/fastestdet.js';
 import { createGroundingDino } from './models/grounding-dino.js';
+import { createGsrSynthDepth, createGsrSynthDet } from './models/gsr-synth.js';
 import { samFactory } from './models/sam.js';
 
 export type DetectorFactory = (options: ModelLoadOptions) => Promise<Detector>;
@@ -20,8 +21,10 @@ export const depthEstimators = new Registry<DepthFactory>('depth model');
 // every importer of this module sees them.
 detectors.register('fastestdet', createFastestDet);
 detectors.register('grounding-dino-tiny', createGroundingDino);
+detectors.register('gsr-synth-det', createGsrSynthDet);
 segmenters.register('slimsam-77-uniform', samFactory('slimsam-77-uniform'));
 segmenters.register('sam-vit-base', samFactory('sam-vit-base'));
 depthEstimators.register('depth-anything-v2-small', depthAnythingFactory('depth-anything-v2-small'));
 depthEstimators.register('depth-anything-v2-metric-indoor-small', depthAnythingFactory('depth-anything-v2-metric-indoor-small'));
 depthEstimators.register('zoedepth-nyu-kitti', zoeDepthFactory('zoedepth-nyu-kitti'));
+depthEstimators.register('gsr-synth-depth', createGsrSynthDepth);

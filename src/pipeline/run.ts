@@ -15,6 +15,7 @@ import { analyzeStage, type AnalyzeStageSummary } from './stages/analyze.js';
 import { annotateStage, type AnnotateStageSummary } from './stages/annotate.js';
 import { answerStage, type AnswerStageSummary } from './stages/answer.js';
 import { datasetStage } from './stages/dataset.js';
+import { labelNoiseStage, type LabelNoiseStageSummary } from './stages/label-noise.js';
 import { photosStage, type PhotosStageSummary } from './stages/photos.js';
 import { promptsStage } from './stages/prompts.js';
 import { reportStage, type ReportStageSummary } from './stages/report.js';
@@ -22,12 +23,15 @@ import { scoreStage, type ScoreStageSummary } from './stages/score.js';
 import { summaryRows, summaryWarnings, type SummaryRow } from './summary.js';
 
 /** Stage names in run order (`photos` only when the pipeline has `photos:`). */
-export const STAGE_NAMES = ['dataset', 'annotate', 'photos', 'prompts', 'answer', 'score', 'analyze', 'report'] as const;
+export const STAGE_NAMES = ['dataset', 'annotate', 'photos', 'prompts', 'answer', 'score', 'analyze', 'label-noise', 'report'] as const;
 
-/** The stages of a pipeline, cut after `stop_after`. */
+/** The stages of a pipeline, cut after `stop_after` (`photos` and `label-noise` only when they apply). */
 export function buildStages(config: PipelineConfig): Stage[] {
-  const photos = photosStage(config);
-  const all = [datasetStage(config), annotateStage(config), ...(photos ? [photos] : []), promptsStage(config), answerStage(config), scoreStage(config), analyzeStage(config), reportStage(config)];
+  const optional = (s: Stage | null) => (s ? [s] : []);
+  const all = [
+    datasetStage(config), annotateStage(config), ...optional(photosStage(config)), promptsStage(config), answerStage(config), scoreStage(config), analyzeStage(config),
+    ...optional(labelNoiseStage(config)), reportStage(config),
+  ];
   const stop = config.stop_after ? all.findIndex((s) => s.name === config.stop_after) : all.length - 1;
   return all.slice(0, stop + 1);
 }
@@ -58,17 +62,23 @@ export interface PipelineResult {
   regression: AnalyzeStageSummary | null;
   /** The real photos' detector hit rate against reference boxes, when the pipeline has `photos:`. */
   photos?: PhotosStageSummary | null;
+  /** Synthetic scenes annotated by models: the pseudo-label error budget (stage `label-noise`). */
+  label_noise?: LabelNoiseStageSummary | null;
   /** Absolute path of the HTML report, when the report stage ran. */
   report: string | null;
   /** Benchmark pipelines: the plug-in's tables as text. */
   tables?: string[];
 }
 
+const SHIPPED_MODELS = ['gsr-synth-det', 'gsr-synth-depth'];
+
 /** How to turn a left-out section on, in one line. */
 function turnOn(s: LoadedPipeline['skippedSections'][number]): string {
   if (s.name !== 'photos') return `set ${s.unset.join(' and ')} to run it`;
   const detector = typeof s.written.detector === 'string' ? s.written.detector : 'fastestdet';
-  return `set ${s.unset.join(' and ')} to a folder of photos in What'sUp's layout and install ${detector} (\`gsr models pull ${detector}\`) to run the real-photo check (docs/pipeline.md, "Real photos")`;
+  // The project's own models ship in models/ (training/README.md): nothing to install.
+  const install = SHIPPED_MODELS.includes(detector) ? '' : ` and install ${detector} (\`gsr models pull ${detector}\`)`;
+  return `set ${s.unset.join(' and ')} to a folder of photos in What'sUp's layout${install} to run the real-photo check (docs/pipeline.md, "Real photos")`;
 }
 
 /** Loads, checks and runs a pipeline file. */
@@ -98,6 +108,7 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
     warnings: summaryWarnings(summaryOf<ScoreStageSummary>('score')),
     regression: summaryOf<AnalyzeStageSummary>('analyze') ?? null,
     photos: summaryOf<PhotosStageSummary>('photos') ?? null,
+    label_noise: summaryOf<LabelNoiseStageSummary>('label-noise') ?? null,
     report: report ? join(config.out, 'report', report.file) : null,
   };
 }

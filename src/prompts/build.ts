@@ -16,6 +16,8 @@ export interface BuildContext {
   /** DAP: the base prompt type and the hint text. */
   baseTask?: 'tg' | 'mc';
   hint?: string;
+  /** DAP: the depths the hint states. */
+  hintDepth?: PromptRecord['hint_depth'];
 }
 
 function optionPrompt(item: ManifestItem, task: 'tg' | 'mc', permutation: number[], t: Templates): { text: string; options: string[]; expected: string; answerIndex: number } {
@@ -55,6 +57,7 @@ export function buildItemPrompts(item: ManifestItem, task: PromptTask, ctx: Buil
     if (task === 'dap') {
       record.base_task = base;
       record.hint = ctx.hint;
+      if (ctx.hintDepth) record.hint_depth = ctx.hintDepth;
     }
     return record;
   });

@@ -1,8 +1,12 @@
 import type { CocoAnnotation, CocoFile, DepthUnit, ObjectDepth } from '../formats/coco.js';
+import type { PromptRecord } from '../formats/prompts.js';
 import { GsrError } from '../util/errors.js';
 import { fillTemplate, type Templates } from './templates.js';
 
 export type DepthStat = 'median' | 'mean';
+
+/** The depths a DAP hint states (PromptRecord.hint_depth). */
+export type HintDepth = NonNullable<PromptRecord['hint_depth']>;
 
 /** Which way larger depth values point, as stated by the annotation file. */
 export type DepthDirection = 'farther' | 'nearer';
@@ -64,7 +68,7 @@ export function depthHint(
   index: DepthIndex,
   templates: Templates,
   stat: DepthStat,
-): { hint: string } | { skip: string } {
+): { hint: string; depth: HintDepth } | { skip: string } {
   if (item.object === null) return { skip: 'one-object item (DAP needs a subject and an object)' };
   const anns = index.byItem.get(item.id);
   const s = usableDepth(anns?.subject?.depth, index, stat);
@@ -80,5 +84,5 @@ export function depthHint(
     unit: index.unit === 'm' ? 'm' : 'relative inverse depth',
     larger: index.direction,
   });
-  return { hint };
+  return { hint, depth: { subject: s, object: o, unit: index.unit, larger: index.direction } };
 }

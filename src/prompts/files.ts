@@ -8,7 +8,7 @@ import { GsrError, errorMessage } from '../util/errors.js';
 import { sha256File } from '../util/hash.js';
 import { readJsonl } from '../util/jsonl.js';
 import { buildItemPrompts } from './build.js';
-import { depthHint, indexDepth, type DepthStat } from './depth-hint.js';
+import { depthHint, indexDepth, type DepthStat, type HintDepth } from './depth-hint.js';
 import { resolveTemplates, type Templates } from './templates.js';
 
 /** Reads a YAML or JSON template override file and resolves it for one model. */
@@ -93,6 +93,7 @@ export async function buildPromptFile(opts: BuildPromptsOptions): Promise<BuildP
         continue;
       }
       let hint: string | undefined;
+      let hintDepth: HintDepth | undefined;
       if (depth) {
         const h = depthHint(item, depth, templates, opts.depthStat ?? 'median');
         if ('skip' in h) {
@@ -100,6 +101,7 @@ export async function buildPromptFile(opts: BuildPromptsOptions): Promise<BuildP
           continue;
         }
         hint = h.hint;
+        hintDepth = h.depth;
       }
       let image: string;
       let sha: string | undefined;
@@ -120,7 +122,7 @@ export async function buildPromptFile(opts: BuildPromptsOptions): Promise<BuildP
         }
         hashes.set(image, sha);
       }
-      const built = buildItemPrompts(item, opts.task, { templates, image, imageSha256: sha, permutations: opts.permutations, baseTask: opts.baseTask, hint });
+      const built = buildItemPrompts(item, opts.task, { templates, image, imageSha256: sha, permutations: opts.permutations, baseTask: opts.baseTask, hint, hintDepth });
       summary.items++;
       summary.prompts += built.length;
       yield* built;

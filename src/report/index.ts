@@ -9,3 +9,5 @@ export { vegaLiteToSvg, regressionPlotSpec, barChartSpec } from './plots.js';
 export { writeRegressionPlot } from './regression-plot.js';
 /** HTML escaping for untrusted model text. */
 export { escapeHtml } from './escape.js';
+/** The label-noise budget from results folders (`gsr analyze label-noise`), its text, figure and report section. */
+export { labelNoiseResults, formatLabelNoise, formatSweep, sweepPlotSpec, labelNoiseHtml, DEFAULT_SWEEP, type LabelNoiseRun } from './label-noise.js';

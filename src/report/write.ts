@@ -27,6 +27,9 @@ import {
 } from './render.js';
 import { buildWhatsupTable, whatsupBesidePublished } from '../analysis/whatsup.js';
 import { relabelResults } from './relabel.js';
+import { labelNoiseHtml } from './label-noise.js';
+import { perceptionHtml, type PerceptionReport } from './perception.js';
+import type { LabelNoiseReport } from '../analysis/label-noise.js';
 import {
   buildDapTable,
   buildGroundingTable,
@@ -56,6 +59,10 @@ export interface ReportOptions extends GalleryOptions {
   paper?: boolean;
   /** Real photos annotated by a detector against reference boxes (a pipeline's `photos` stage). */
   photos?: PhotosReport;
+  /** Synthetic scenes annotated by models: their training records, quality and overlays beside the truth. */
+  perception?: PerceptionReport;
+  /** The same models scored against pseudo-labels and against exact truth (a pipeline's `label-noise` stage). */
+  labelNoise?: LabelNoiseReport;
 }
 
 async function photosSection(p: PhotosReport, size: number): Promise<string> {
@@ -126,6 +133,10 @@ export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOp
     { id: 'table1', title: 'Reasoning: CircularEval and VanillaEval (Table 1 style)', html: reasoningTableHtml(buildReasoningTable(results, stat)) },
     { id: 'table2', title: 'Grounding: G-Score (Table 2 style)', html: groundingTableHtml(buildGroundingTable(results, stat)) },
     { id: 'dap', title: 'Depth-augmented prompting (DAP)', html: dapTableHtml(buildDapTable(results)) },
+    ...(o.perception ? [{ id: 'perception', title: 'Perception: the models that made the labels, beside the exact truth', html: perceptionHtml(o.perception) }] : []),
+    ...(o.labelNoise
+      ? [{ id: 'label-noise', title: 'Pseudo-labels vs exact truth: the label-noise budget', html: await labelNoiseHtml(o.labelNoise, '<p class="note">Every model scored twice: against the pseudo-labels (as GSR-Bench scores) and against the exact truth of the synthetic scenes; DAP asked with hints from each. TG and MC prompts do not depend on the labels, so their answers are the same both ways.</p>') }]
+      : []),
     ...(o.photos ? [{ id: 'photos', title: `Real photos: ${o.photos.summary.detector} against reference boxes`, html: await photosSection(o.photos, o.thumbSize ?? 360) }] : []),
     ...(published.length > 0 || whatsupPublished.length > 0
       ? [{ id: 'published', title: 'Published beside measured (GSR-Bench paper, Tables 1-3)', html: (published.length > 0 ? publishedHtml(published) : '') + whatsupPublishedHtml(whatsupPublished) }]

@@ -149,7 +149,7 @@ describe('pipelines/demo.yaml and its real-photo stage', () => {
   it('takes the photos from GSR_PHOTOS_ROOT', async () => {
     const loaded = await loadPipeline(DEMO, { GSR_PHOTOS_ROOT: '/data/photos' });
     expect(loaded.skippedSections).toEqual([]);
-    expect(loaded.config.photos).toMatchObject({ root: '/data/photos', detector: 'fastestdet', models_dir: join(REPO_ROOT, 'models'), reference: REFERENCE });
+    expect(loaded.config.photos).toMatchObject({ root: '/data/photos', detector: 'gsr-synth-det', models_dir: join(REPO_ROOT, 'models'), reference: REFERENCE });
   });
 
   itShared('annotates the 16 real photos with the real FastestDet: 20 of the 30 reference boxes found', ['whatsupSample', 'fastestdet'], async () => {

@@ -32,8 +32,9 @@ describe('shipped pipelines', () => {
       // The perception models are not installed here: the check names the first one missing ...
       const empty = mkdtempSync(join(tmpdir(), 'gsr-models-'));
       loaded.config.annotations.models = { ...loaded.config.annotations.models!, models_dir: empty };
-      await expect(preflight(loaded.config, f)).rejects.toThrow(`${f}: annotations.models: model grounding-dino-tiny is not installed: looked in ${empty}`);
-      await expect(preflight(loaded.config, f)).rejects.toThrow('run `gsr models pull grounding-dino-tiny`');
+      const detector = loaded.config.annotations.models?.detector ?? 'grounding-dino-tiny';
+      await expect(preflight(loaded.config, f)).rejects.toThrow(`${f}: annotations.models: model ${detector} is not installed: looked in ${empty}`);
+      await expect(preflight(loaded.config, f)).rejects.toThrow(`run \`gsr models pull ${detector}\``);
       // ... and with every model's files in place (empty stand-ins) the rest of the file checks out.
       // Built from the temp folder itself (never through the model search path, which can point at the
       // shipped models): writes stay inside the temp folder.

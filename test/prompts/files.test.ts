@@ -93,7 +93,7 @@ describe('DAP prompts', () => {
   it('states relative depth as unitless with "larger is nearer"', () => {
     const coco = depthAnnotations(items, { unit: 'relative-inverse', scale: 1, larger: 'nearer' });
     const h = depthHint(items[4], indexDepth(coco, 'a.json'), DEFAULT_TEMPLATES, 'median');
-    expect(h).toEqual({ hint: 'Depth hint: the relative depth of the mug is 1.25 and that of the plate is 2.5 (unitless relative inverse depth values; larger values are nearer).' });
+    expect(h).toEqual({ hint: 'Depth hint: the relative depth of the mug is 1.25 and that of the plate is 2.5 (unitless relative inverse depth values; larger values are nearer).', depth: { subject: 1.25, object: 2.5, unit: 'relative-inverse', larger: 'nearer' } });
   });
 
   it('refuses depth without a stated unit or direction', () => {

@@ -34,7 +34,7 @@ export function objectSprite(kind: string, colour: Rgb): Sprite {
     floor: { pattern: 'plain', a: grey, b: grey, tile: 1 },
     wall: { z: 50, albedo: grey, baseboard: 0, baseboardAlbedo: grey },
     parts: k.build(p[0], 0, p[2], scale, albedo, 1, new Rng(1)),
-    shadows: [], subject: kind, object: null, options: [], answer: 0,
+    shadows: [], subject: kind, object: null, clutter: [], options: [], answer: 0,
   };
   const r = renderScene(scene, 0);
   let x0 = SIZE;

@@ -237,6 +237,50 @@ export function registerAnalyze(program: Command): void {
         if (r.same_conclusion !== null) process.stdout.write(`  conclusion at p < 0.05: ${r.same_conclusion ? 'unchanged' : 'CHANGED'}\n`);
       }),
     );
+
+  analyze
+    .command('label-noise')
+    .description('The pseudo-label error budget: the same models scored against pseudo-labels and against exact truth (G-Scores, regression, DAP), and an annotator-quality sweep')
+    .requiredOption('--results <dir...>', 'results folders scored against the pseudo-labels, one per model')
+    .requiredOption('--truth-results <dir...>', 'the same models scored against the exact truth (matched by model name)')
+    .option('--pseudo <file>', 'the pseudo-label annotation file (with --truth: the annotator\'s own hit rate)')
+    .option('--truth <file>', 'the exact annotation file (enables the sweep)')
+    .option('--y <metric>', 'reasoning metric for the regression', 'reasoning:total:circular')
+    .option('--x <metric>', 'G-Score for the regression: grounding:avg or grounding:<split>/<role>', 'grounding:avg')
+    .option('--sweep <qualities>', 'annotator qualities to sweep, comma-separated shares (default 1,0.95,0.9,0.85,0.8,0.7,...,0.1,0.05), or "none"')
+    .option('--draws <n>', 'seeded annotators per quality', parsePositiveInt, 50)
+    .option('--alpha <a>', 'significance level of the conclusion', parseNumber, 0.05)
+    .option('--seed <n>', 'seed of the bootstrap and the annotators', parseSeed, 0)
+    .option('--resamples <n>', 'bootstrap resamples', parsePositiveInt, 2000)
+    .option('--plot <file.svg>', "write the sweep's figure")
+    .option('--out <file>', 'also write the JSON result to this file')
+    .option('--json', 'print only JSON on stdout')
+    .action(
+      action(async (o: { results: string[]; truthResults: string[]; pseudo?: string; truth?: string; y: string; x: string; sweep?: string; draws: number; alpha: number; seed: number; resamples: number; plot?: string; out?: string; json?: boolean }) => {
+        const { labelNoiseResults, formatLabelNoise, sweepPlotSpec } = await import('../../report/label-noise.js');
+        const sweep = parseQualities(o.sweep);
+        if (o.plot && (!o.truth || sweep?.length === 0)) throw new GsrError('--plot draws the sweep: give --truth (and not --sweep none)');
+        const { warnings, ...report } = await labelNoiseResults({ ...o, sweep });
+        for (const w of warnings) notice(`warning: ${w}`);
+        if (o.out) await writeJsonAtomic(o.out, report);
+        if (o.plot && report.sweep) {
+          const { vegaLiteToSvg } = await import('../../report/plots.js');
+          const { writeFileAtomic } = await import('../../util/fs.js');
+          await writeFileAtomic(o.plot, await vegaLiteToSvg(sweepPlotSpec(report.sweep, report.annotator?.hit_rate)));
+        }
+        if (o.json) return printJson(report);
+        process.stdout.write(formatLabelNoise(report) + '\n');
+      }),
+    );
+}
+
+/** `none`, or comma-separated shares in (0, 1]; undefined keeps the default grid. */
+function parseQualities(text: string | undefined): number[] | undefined {
+  if (text === undefined) return undefined;
+  if (text.trim() === 'none') return [];
+  const values = text.split(',').map((v) => Number(v.trim()));
+  if (values.some((v) => !(v > 0 && v <= 1))) throw new GsrError(`--sweep ${text}: need comma-separated shares in (0, 1], or "none"`);
+  return values;
 }
 
 /** `LOW:HIGH` spread evenly over `models`, or a comma-separated list (whose length is the model count). */

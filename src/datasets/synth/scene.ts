@@ -67,6 +67,8 @@ export interface Scene {
   shadows: Shadow[];
   subject: string;
   object: string | null;
+  /** Kind of each unnamed clutter object by its entity label (3+); it changes no draw or pixel. */
+  clutter: Array<{ entity: number; kind: string }>;
   options: string[];
   answer: number;
 }
@@ -131,7 +133,8 @@ interface Footprint {
 }
 
 /** Adds 0-2 unnamed objects of other kinds where they touch nothing, as clutter. */
-function addDistractors(rng: Rng, cam: Camera, taken: Footprint[], avoid: string[], scale: [number, number], light: Light, parts: Part[], shadows: Shadow[]): void {
+function addDistractors(rng: Rng, cam: Camera, taken: Footprint[], avoid: string[], scale: [number, number], light: Light, parts: Part[], shadows: Shadow[]): Scene['clutter'] {
+  const clutter: Scene['clutter'] = [];
   const n = rng.int(0, 2);
   const kinds = OBJECT_KINDS.filter((k) => !avoid.includes(k.name));
   for (let i = 0; i < n; i++) {
@@ -145,9 +148,11 @@ function addDistractors(rng: Rng, cam: Camera, taken: Footprint[], avoid: string
       taken.push({ x: p[0], z: p[2], r });
       parts.push(...kind.build(p[0], 0, p[2], s, colourOf(kind, rng), 3 + i, rng));
       shadows.push(floorShadow(p[0], p[2], kind.radius * s, kind.height * s, light, 0.35));
+      clutter.push({ entity: 3 + i, kind: kind.name });
       break;
     }
   }
+  return clutter;
 }
 
 function furnitureScene(rng: Rng, width: number, height: number, relation: Relation): Scene {
@@ -190,10 +195,10 @@ function furnitureScene(rng: Rng, width: number, height: number, relation: Relat
     { x: (x0 + x1) / 2, z: (z0 + z1) / 2, r: Math.hypot(x1 - x0, z1 - z0) / 2 },
     { x, z, r: kind.radius * s * 1.6 },
   ];
-  addDistractors(rng, camera, taken, [kind.name], [1.2, 2], light, parts, shadows);
+  const clutter = addDistractors(rng, camera, taken, [kind.name], [1.2, 2], light, parts, shadows);
   const wall = sampleWall(rng, z1 + rng.uniform(0.3, 1.6), true);
   const options = captions('furniture', kind.name, furniture.name, relation);
-  return { style: 'furniture', relation, camera, light, floor: sampleSurface(rng, 'room'), wall, parts, shadows, subject: kind.name, object: furniture.name, options, answer: 0 };
+  return { style: 'furniture', relation, camera, light, floor: sampleSurface(rng, 'room'), wall, parts, shadows, subject: kind.name, object: furniture.name, clutter, options, answer: 0 };
 }
 
 function tabletopScene(rng: Rng, width: number, height: number, relation: Relation): Scene {
@@ -233,10 +238,10 @@ function tabletopScene(rng: Rng, width: number, height: number, relation: Relati
     { x: sub[0], z: sub[1], r: rs },
     { x: obj[0], z: obj[1], r: ro },
   ];
-  addDistractors(rng, camera, taken, [subjectKind.name, objectKind.name], [0.9, 1.2], light, parts, shadows);
+  const clutter = addDistractors(rng, camera, taken, [subjectKind.name, objectKind.name], [0.9, 1.2], light, parts, shadows);
   const wall = sampleWall(rng, cz + rng.uniform(0.4, 0.9), false);
   const options = captions('tabletop', subjectKind.name, objectKind.name, relation);
-  return { style: 'tabletop', relation, camera, light, floor: sampleSurface(rng, 'table'), wall, parts, shadows, subject: subjectKind.name, object: objectKind.name, options, answer: 0 };
+  return { style: 'tabletop', relation, camera, light, floor: sampleSurface(rng, 'table'), wall, parts, shadows, subject: subjectKind.name, object: objectKind.name, clutter, options, answer: 0 };
 }
 
 // Where the object's resting point is aimed, as fractions of the image: [x0, x1, y0, y1].
@@ -258,7 +263,7 @@ function oneObjectScene(rng: Rng, width: number, height: number, relation: Relat
   const shadows = [floorShadow(p[0], p[2], kind.radius * s, kind.height * s, light, 0.4)];
   const wall = sampleWall(rng, 50, false);
   const options = captions('one-object', kind.name, null, relation);
-  return { style: 'one-object', relation, camera, light, floor: sampleSurface(rng, rng.chance(0.5) ? 'room' : 'table'), wall, parts, shadows, subject: kind.name, object: null, options, answer: 0 };
+  return { style: 'one-object', relation, camera, light, floor: sampleSurface(rng, rng.chance(0.5) ? 'room' : 'table'), wall, parts, shadows, subject: kind.name, object: null, clutter: [], options, answer: 0 };
 }
 
 /** Samples a scene of the given style and relation, drawing everything from `rng`. */

@@ -3,6 +3,7 @@
  * file, for the geometric baseline. Building the index is pure; loading is the caller's job.
  */
 import type { CocoAnnotation, CocoFile } from '../../formats/coco.js';
+import type { PromptRecord } from '../../formats/prompts.js';
 import { xywhToXyxy } from '../../geometry/boxes.js';
 import { rleDecode } from '../../geometry/rle.js';
 import { contactFromMask, toDistance, type ObjectGeometry, type SceneGeometry } from './geometry-reasoner.js';
@@ -45,6 +46,20 @@ function geometryOf(ann: CocoAnnotation, larger: 'farther' | 'nearer' | undefine
   return {
     box: xywhToXyxy(ann.bbox),
     distance: ann.depth ? toDistance(ann.depth.median, direction) : undefined,
+  };
+}
+
+/**
+ * A DAP prompt's view of a scene: the depths its hint states replace the annotation's, so the
+ * answer follows the hint the prompt gives (whatever annotation file made it). Other prompts: as is.
+ */
+export function withHintDepth(scene: SceneGeometry, prompt: Pick<PromptRecord, 'hint_depth'>): SceneGeometry {
+  const d = prompt.hint_depth;
+  if (!d || !scene.object) return scene;
+  return {
+    ...scene,
+    subject: { ...scene.subject, distance: toDistance(d.subject, d.larger) },
+    object: { ...scene.object, distance: toDistance(d.object, d.larger) },
   };
 }
 

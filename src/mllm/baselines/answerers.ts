@@ -10,7 +10,7 @@ import type { AnswererOptions } from '../registry.js';
 import type { Answerer } from '../types.js';
 import { answerStyle, BASELINE_BOX_FORMATS, choiceText, formatBox, whatsupPrompt, type BaselineBoxFormat } from './answer-text.js';
 import { xywhToXyxy } from '../../geometry/boxes.js';
-import { indexAnnotations, sceneOf } from './annotation-index.js';
+import { indexAnnotations, sceneOf, withHintDepth } from './annotation-index.js';
 import { chooseCaption } from './geometry-reasoner.js';
 import { createSimulatedAnswerer, simulatedSettings } from './simulated.js';
 import { keyedUniform } from '../../util/random.js';
@@ -49,7 +49,8 @@ export function createAlwaysFirstAnswerer(name: string): Answerer {
 
 /**
  * Answers from an annotation file: the caption the boxes and depths support best (see
- * geometry-reasoner.ts), and for grounding the annotated box in `boxFormat`.
+ * geometry-reasoner.ts; a DAP prompt's depths are those its hint states), and for grounding the
+ * annotated box in `boxFormat`.
  */
 export function createGeometricAnswerer(name: string, coco: CocoFile, boxFormat: BaselineBoxFormat): Answerer {
   const index = indexAnnotations(coco);
@@ -72,7 +73,7 @@ export function createGeometricAnswerer(name: string, coco: CocoFile, boxFormat:
       if (typeof scene === 'string') throw new GsrError(`${scene}: ${prompt.item}`);
       const subject = entry.subject?.phrase ?? '';
       const object = entry.object?.phrase ?? null;
-      const choice = chooseCaption(scene, prompt.options, subject, object);
+      const choice = chooseCaption(withHintDepth(scene, prompt), prompt.options, subject, object);
       if (choice.index < 0) throw new GsrError(`no option states a relation it can judge: ${prompt.item}`);
       return choiceText(prompt, choice.index);
     },

@@ -7,7 +7,7 @@
  *   G-Score; the moved boxes depend only on (seed, item, role), so answerers with the same seed and
  *   different targets differ only in which items got the hit boxes (common random numbers).
  * - TG/MC/DAP: the geometric reasoner (geometry-reasoner.ts) on its own boxes, with the annotation
- *   depths and no mask contact; then, for a share `reasoning_error` of items (their own draw), a
+ *   depths (a DAP prompt's: those its hint states) and no mask contact; then, for a share `reasoning_error` of items (their own draw), a
  *   wrong caption (by the prompt's answer key), the same in every rotation. So an item is right exactly
  *   when its boxes lead the reasoner to the truth and it is not among the reasoning errors.
  * - Grounding: its box for the asked role.
@@ -18,7 +18,7 @@ import { boxIou, clipBox, xywhToXyxy } from '../../geometry/boxes.js';
 import type { AnyPrompt, PromptRecord } from '../../formats/prompts.js';
 import { GsrError } from '../../util/errors.js';
 import type { Answerer } from '../types.js';
-import { indexAnnotations, sceneOf, type ItemAnnotations } from './annotation-index.js';
+import { indexAnnotations, sceneOf, withHintDepth, type ItemAnnotations } from './annotation-index.js';
 import { answerStyle, choiceText, formatBox, whatsupPrompt, type BaselineBoxFormat } from './answer-text.js';
 import { chooseCaption, type SceneGeometry, type Xyxy } from './geometry-reasoner.js';
 
@@ -124,7 +124,7 @@ export function createSimulatedAnswerer(name: string, coco: CocoFile, settings: 
   const choose = (prompt: PromptRecord): number => {
     const { entry, scene } = itemOf(prompt.item);
     if (typeof scene === 'string') throw new GsrError(`${scene}: ${prompt.item}`);
-    const choice = chooseCaption(scene, prompt.options, entry.subject?.phrase ?? '', entry.object?.phrase ?? null);
+    const choice = chooseCaption(withHintDepth(scene, prompt), prompt.options, entry.subject?.phrase ?? '', entry.object?.phrase ?? null);
     if (choice.index < 0) throw new GsrError(`no option states a relation it can judge: ${prompt.item}`);
     if (uniform(settings.seed, prompt.item, 'reasoning') >= settings.reasoningError) return choice.index;
     // A reasoning error: the same wrong caption in every rotation (picked by caption, not position).

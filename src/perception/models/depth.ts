@@ -64,16 +64,24 @@ export function postprocessZoeDepth(raw: Float32Array, rawSize: [number, number]
   return ph === 0 && pw === 0 ? padded : crop(padded, ow + 2 * pw, oh + 2 * ph, ph, pw);
 }
 
-interface DepthPort {
+export interface DepthPort {
   prepare: (image: RgbImage, pool: Float32Pool) => Promise<PreparedImage>;
   post: (raw: Float32Array, rawSize: [number, number], original: [number, number], how: DepthResize) => Float32Array;
 }
 
-function depthFactory(id: string, port: (manifest: ModelManifest) => DepthPort): (opts: ModelLoadOptions) => Promise<DepthEstimator> {
+/**
+ * A depth port's factory: manifest, contract-checked session, `pixel_values` in and
+ * `predicted_depth` out; `resizes` are the `depth_resize` choices, the default first.
+ */
+export function depthFactory(
+  id: string,
+  port: (manifest: ModelManifest) => DepthPort,
+  resizes: readonly [DepthResize, ...DepthResize[]] = ['bicubic', 'bilinear'],
+): (opts: ModelLoadOptions) => Promise<DepthEstimator> {
   return async (opts) => {
     const manifest = await manifestFor(id);
     const sem = outputSemantics(manifest);
-    const resize = choiceParam(opts, 'depth_resize', ['bicubic', 'bilinear']);
+    const resize = choiceParam(opts, 'depth_resize', resizes);
     const { prepare, post } = port(manifest);
     const graph = await loadGraph(manifest, 'model', opts);
     const inputs = new Float32Pool();

@@ -14,7 +14,7 @@ import type { PipelineConfig } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
 import type { DatasetSummary } from './dataset.js';
 import type { ScoreStageSummary } from './score.js';
-import { ANNOTATIONS_FILE } from '../../formats/coco.js';
+import { answererAnnotations } from './annotate.js';
 import { modelTasks } from './answer.js';
 import { promptFileFor } from './prompts.js';
 
@@ -110,7 +110,7 @@ export function analyzeStage(config: PipelineConfig): Stage {
         note = errorMessage(err);
       }
       const leftOut = table?.skipped ?? [];
-      const simulated = await simulatedFamily(config, results, y, x, ctx.input('prompts'), join(ctx.input('annotate'), ANNOTATIONS_FILE));
+      const simulated = await simulatedFamily(config, results, y, x, ctx.input('prompts'), answererAnnotations(config, ctx.input('dataset'), ctx.input('annotate')));
       await writeJsonAtomic(join(ctx.dir, ANALYSIS_FILE), { regression: { y, x, table, fit, note, left_out: leftOut }, simulated });
       const slope = fit?.coefficients?.find((c) => c.name === x) ?? null;
       if (note) ctx.notice(`no regression: ${note}`);

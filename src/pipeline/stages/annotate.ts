@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { getManifest, modelFilePath, modelNotInstalled } from '../../perception/manifest.js';
+import type { ComparisonOverlay } from '../../annotate/index.js';
 import { GsrError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import type { PipelineConfig } from '../../formats/pipeline.js';
@@ -28,7 +29,12 @@ export interface AnnotateStageSummary {
   /** Auto-annotator quality against the exact truth (synthetic data with models installed). */
   quality?: unknown;
   failed?: number;
+  /** Synthetic scenes annotated by models: overlays of the first scenes, model beside truth (`overlays/`). */
+  overlays?: ComparisonOverlay[];
 }
+
+/** Synthetic scenes annotated by models: this many get overlays beside the truth's, for the report. */
+export const COMPARISON_OVERLAYS = 6;
 
 type Source = 'exact' | 'models' | 'file';
 
@@ -38,6 +44,20 @@ export function annotationSource(config: PipelineConfig): Source {
   if (s !== 'auto') return s;
   if (config.annotations.file) return 'file';
   return config.dataset.synthetic ? 'exact' : 'models';
+}
+
+/** True when the pipeline scores against models' pseudo-labels and the dataset has exact truth (synthetic scenes). */
+export function hasTruthBesidePseudoLabels(config: PipelineConfig): boolean {
+  return annotationSource(config) === 'models' && config.dataset.synthetic !== undefined;
+}
+
+/**
+ * The annotation file the answerers that read one (geometric, simulated) get. They stand in for
+ * models that look at the picture, so where the dataset has exact truth beside pseudo-labels they
+ * read the truth; otherwise the annotate stage's file.
+ */
+export function answererAnnotations(config: PipelineConfig, datasetDir: string, annotateDir: string): string {
+  return join(hasTruthBesidePseudoLabels(config) ? datasetDir : annotateDir, ANNOTATIONS_FILE);
 }
 
 /** Model ids the annotator would use, with defaults. */
@@ -73,6 +93,11 @@ export async function missingModels(ids: string[], modelsDir: string): Promise<s
   return missing;
 }
 
+/** The sha256 each model's manifest lists for its files (null where unknown). */
+async function listedHashes(ids: string[]): Promise<Array<Array<string | null> | null>> {
+  return Promise.all(ids.map((id) => getManifest(id).then((mf) => mf.files.map((f) => f.sha256), () => null)));
+}
+
 /** Depth PNG paths are relative to the annotation file; re-anchor them for the file's new folder. */
 function reanchorDepth(coco: CocoFile, fromDir: string, toDir: string): CocoFile {
   return { ...coco, images: coco.images.map((im) => (im.depth_file ? { ...im, depth_file: relative(toDir, resolve(fromDir, im.depth_file)).split('\\').join('/') } : im)) };
@@ -104,8 +129,9 @@ export function annotateStage(config: PipelineConfig): Stage {
     settings: { source, models: source === 'file' ? null : m, compare: source === 'exact' && config.annotations.compare_models ? config.annotations.compare_limit : null },
     async fingerprint() {
       if (source === 'file') return { file: await sha256File(config.annotations.file!) };
-      // Installing a model changes what an exact-truth run does (it adds the quality comparison).
-      return { missing: await missingModels(wanted, m.modelsDir) };
+      // Installing a model changes what an exact-truth run does (it adds the quality comparison); the
+      // hashes a manifest lists change when its shipped file is made again (training/README.md).
+      return { missing: await missingModels(wanted, m.modelsDir), sha256: await listedHashes(wanted) };
     },
     async run(ctx): Promise<AnnotateStageSummary> {
       const datasetDir = ctx.input('dataset');
@@ -150,7 +176,20 @@ export function annotateStage(config: PipelineConfig): Stage {
       const missing = await missingModels(wanted, m.modelsDir);
       if (missing.length > 0) throw modelNotInstalled(missing[0], m.modelsDir);
       const r = await runAnnotator(config, ctx, manifest, ctx.dir);
-      return { source, perception: `auto-annotator: ${wanted.join(' + ')} on ${r.device}`, images: r.images_total, annotations: r.objects_found, failed: r.images_failed };
+      const summary: AnnotateStageSummary = { source, perception: `auto-annotator: ${wanted.join(' + ')} on ${r.device}`, images: r.images_total, annotations: r.objects_found, failed: r.images_failed };
+      const exactPath = join(datasetDir, ANNOTATIONS_FILE);
+      if (!existsSync(exactPath)) return summary;
+      // Synthetic scenes: the pseudo-labels against the exact truth, and the first scenes' overlays.
+      const truth = await readCocoFile(exactPath);
+      const pred = await readCocoFile(r.annotations_file);
+      const { annotationQuality, writeComparisonOverlays } = await annotateLib();
+      const quality = annotationQuality(pred, truth);
+      await writeJsonAtomic(join(ctx.dir, 'quality.json'), quality);
+      summary.quality = quality;
+      summary.overlays = await writeComparisonOverlays({ coco: pred, dir: ctx.dir }, { coco: truth, dir: datasetDir }, datasetDir, join(ctx.dir, 'overlays'), COMPARISON_OVERLAYS);
+      const pctOf = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
+      summary.perception = `pseudo-labels from ${wanted.join(' + ')} on ${r.device}, against the exact truth of ${truth.images.length} synthetic scenes: box recall@0.5 ${pctOf(quality.recall_at_50)}, subject-object depth order ${pctOf(quality.depth_order.agreement)}`;
+      return summary;
     },
   };
 }

@@ -12,7 +12,7 @@ import { endpointsOf, endpointUrls, modelFolder, type ModelConfig, type Pipeline
 import type { Stage } from '../engine.js';
 import { sha256File } from '../../util/hash.js';
 import { promptFileFor } from './prompts.js';
-import { ANNOTATIONS_FILE } from '../../formats/coco.js';
+import { answererAnnotations } from './annotate.js';
 
 export const RESPONSES_FILE = 'responses.jsonl';
 export const STORE_FILE = 'store.sqlite';
@@ -39,7 +39,7 @@ export function modelTasks(model: ModelConfig, config: PipelineConfig): Pipeline
 }
 
 /** What determines a model's responses besides the prompt (the run store's settings). */
-function generationSettings(model: ModelConfig, annotationsSha: string | undefined): GenerationSettings {
+export function generationSettings(model: ModelConfig, annotationsSha: string | undefined): GenerationSettings {
   const s: GenerationSettings = { answerer: model.kind, model: model.name, endpoint_model: model.model ?? model.name, temperature: model.temperature ?? 0, max_tokens: model.max_tokens, seed: model.seed };
   if (model.kind === 'openai') s.base_url = endpointUrls(model.base_url);
   if (model.box_format) s.box_format = model.box_format;
@@ -48,15 +48,24 @@ function generationSettings(model: ModelConfig, annotationsSha: string | undefin
   return s;
 }
 
+/** How a model entry's answerer is built (the answer stage's, and the label-noise stage's re-asking). */
+export function answererOptionsOf(model: ModelConfig, annotations: string | undefined): AnswererOptions {
+  return {
+    model: model.model ?? model.name, endpoints: endpointsOf(model.base_url), apiKeyEnv: model.api_key_env, timeoutMs: model.timeout_ms,
+    temperature: model.temperature ?? 0, maxTokens: model.max_tokens, seed: model.seed, annotations,
+    boxFormat: model.box_format, grounding: model.grounding, reasoning_error: model.reasoning_error,
+  };
+}
+
 export function answerStage(config: PipelineConfig): Stage {
   return {
     name: 'answer',
-    after: ['prompts', 'annotate'],
+    after: ['dataset', 'prompts', 'annotate'],
     // Concurrency, timeouts and endpoint limits change how, not what, is asked.
     settings: config.models.map((m) => ({ ...m, base_url: endpointUrls(m.base_url), concurrency: undefined, timeout_ms: undefined, rate_limit: undefined, tasks: modelTasks(m, config) })),
     async run(ctx): Promise<AnswerStageSummary> {
       const promptsDir = ctx.input('prompts');
-      const annotations = join(ctx.input('annotate'), ANNOTATIONS_FILE);
+      const annotations = answererAnnotations(config, ctx.input('dataset'), ctx.input('annotate'));
       const annotationsSha = await sha256File(annotations);
       const store = RunStore.open(join(ctx.stateDir, STORE_FILE));
       const summary: AnswerStageSummary = { models: [] };
@@ -64,11 +73,7 @@ export function answerStage(config: PipelineConfig): Stage {
         for (const model of config.models) {
           const usesAnnotations = model.kind === 'geometric' || model.kind === 'simulated';
           const settings = generationSettings(model, usesAnnotations ? annotationsSha : undefined);
-          const answererOptions: AnswererOptions = {
-            model: model.model ?? model.name, endpoints: endpointsOf(model.base_url), apiKeyEnv: model.api_key_env, timeoutMs: model.timeout_ms,
-            temperature: model.temperature ?? 0, maxTokens: model.max_tokens, seed: model.seed, annotations: usesAnnotations ? annotations : undefined,
-            boxFormat: model.box_format, grounding: model.grounding, reasoning_error: model.reasoning_error,
-          };
+          const answererOptions = answererOptionsOf(model, usesAnnotations ? annotations : undefined);
           const answerer = await answerers.get(model.kind)(answererOptions);
           // With `queue:` endpoint models are asked by queue workers (baselines stay here: they are instant).
           const q = config.queue && model.kind === 'openai' ? await import('../../queue/index.js') : undefined;

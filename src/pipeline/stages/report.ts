@@ -8,6 +8,25 @@ import type { ScoreStageSummary } from './score.js';
 import { MANIFEST_FILE } from '../../formats/manifest.js';
 import { readJsonFile } from '../../util/jsonl.js';
 import { PHOTOS_FILE, type PhotoObject, type PhotosSummary } from '../../formats/photos.js';
+import type { LabelNoiseReport } from '../../analysis/label-noise.js';
+import type { QualityReport } from '../../annotate/quality.js';
+import { overlayUrls, trainingRecord, type PerceptionReport } from '../../report/perception.js';
+import { annotatorModels, hasTruthBesidePseudoLabels, type AnnotateStageSummary } from './annotate.js';
+import { LABEL_NOISE_FILE } from './label-noise.js';
+
+/** The perception section's and the label-noise section's inputs (synthetic scenes annotated by models). */
+async function truthComparison(config: PipelineConfig, annotateDir: string, annotate: AnnotateStageSummary, labelNoiseFile: string): Promise<{ perception: PerceptionReport; labelNoise: LabelNoiseReport }> {
+  const m = annotatorModels(config);
+  const records: PerceptionReport['records'] = [];
+  for (const id of [m.detector, m.segmenter, m.depth]) {
+    const record = id ? await trainingRecord(id, m.modelsDir) : null;
+    if (id && record) records.push({ id, record });
+  }
+  return {
+    perception: { line: annotate.perception, records, quality: (annotate.quality as QualityReport | undefined) ?? null, overlays: await overlayUrls(join(annotateDir, 'overlays'), annotate.overlays ?? []) },
+    labelNoise: await readJsonFile<LabelNoiseReport>(labelNoiseFile),
+  };
+}
 
 export interface ReportStageSummary {
   /** Report file, relative to the stage folder. */
@@ -16,9 +35,10 @@ export interface ReportStageSummary {
 }
 
 export function reportStage(config: PipelineConfig): Stage {
+  const withTruth = hasTruthBesidePseudoLabels(config);
   return {
     name: 'report',
-    after: ['dataset', 'prompts', 'score', 'analyze', ...(config.photos ? ['photos'] : [])],
+    after: ['dataset', 'prompts', 'score', 'analyze', ...(config.photos ? ['photos'] : []), ...(withTruth ? ['annotate', 'label-noise'] : [])],
     settings: { title: config.report.title ?? config.name, file: config.report.file },
     async run(ctx): Promise<ReportStageSummary> {
       // Loaded here, not at start-up: the report pulls in vega and sharp (docs/cli.md, "Start-up").
@@ -36,6 +56,7 @@ export function reportStage(config: PipelineConfig): Stage {
         photos: config.photos
           ? { summary: ctx.summaryOf<PhotosSummary>('photos'), objects: (await readJsonFile<{ objects: PhotoObject[] }>(join(ctx.input('photos'), PHOTOS_FILE))).objects }
           : undefined,
+        ...(withTruth ? await truthComparison(config, ctx.input('annotate'), ctx.summaryOf<AnnotateStageSummary>('annotate'), join(ctx.input('label-noise'), LABEL_NOISE_FILE)) : {}),
       });
       return { file: config.report.file, warnings: results.reduce((n, r) => n + r.warnings.length, 0) };
     },

@@ -27,7 +27,7 @@ import {
   type PromptIndex,
   type ReasoningMode,
 } from '../../scoring/index.js';
-import { modelFolder, type ModelConfig, type PipelineConfig } from '../../formats/pipeline.js';
+import { modelFolder, type ModelConfig, type PipelineConfig, type PipelineTask } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
 import { RESPONSES_FILE, modelTasks } from './answer.js';
 import { promptFileFor } from './prompts.js';
@@ -65,10 +65,75 @@ export function boxFormatOf(model: ModelConfig): { format: BoxFormatOption; sour
   return resolveBoxFormat(model.box_format, model.model ?? model.name);
 }
 
+/** What scoring one model needs: its prompts by task, its responses, and the labels its boxes are scored against. */
+export interface ModelScoringInput {
+  prompts: (task: PipelineTask) => Promise<PromptRecord[]>;
+  responses: ResponseRecord[];
+  /** The annotation index (read once, shared by every model). */
+  labels: () => Promise<GroundTruthIndex>;
+  notice: (message: string) => void;
+}
+
+/**
+ * Scores one model into `dir` in the layout the analysis reads: `reasoning.*` (TG, else MC),
+ * `tg/`, `mc/`, `dap/` and `nodap/` (the base task on the DAP items), and `grounding.*`.
+ */
+export async function scoreModelInto(config: PipelineConfig, model: ModelConfig, dir: string, input: ModelScoringInput): Promise<ModelScoreSummary> {
+  const mode = reasoningMode(config);
+  const tasks = modelTasks(model, config);
+  const { prompts, responses } = input;
+  const warnings: string[] = [];
+  const m: ModelScoreSummary = { name: model.name, reasoning: {}, g_score: null, box_format: null, grounding: null, warnings, skipped_records: 0 };
+  const warn = (w: string | null) => {
+    if (w === null) return;
+    warnings.push(w);
+    input.notice(`warning: ${w}`);
+  };
+  const write = async (variant: string, task: string, index: PromptIndex) => {
+    const { result, items } = scoreReasoning(index, responses, { mode, model: model.name });
+    await writeReasoningResults(variant ? join(dir, variant) : dir, result, items);
+    m.reasoning[variant] = { circular: result.total_average.circular, vanilla: result.total_average.vanilla, task };
+    // '' repeats the primary task and 'nodap' a part of the base task: warn once per task.
+    if (variant !== '' && variant !== 'nodap') warn(unparsedWarning(model.name, task, reasoningUnparsed(result, items)));
+  };
+  const primary = tasks.includes('tg') ? 'tg' : tasks.includes('mc') ? 'mc' : null;
+  for (const task of ['tg', 'mc'] as const) {
+    if (!tasks.includes(task)) continue;
+    const index = indexPrompts(await prompts(task));
+    if (task === primary) await write('', task, index);
+    await write(task, task, index);
+  }
+  if (tasks.includes('dap')) {
+    const dap = await prompts('dap');
+    await write('dap', 'dap', indexPrompts(dap));
+    const base = config.prompts.dap.base_task;
+    // The same items without the hint: the base task's prompts for the DAP items.
+    const items = new Set(dap.map((p) => p.item));
+    const baseList = tasks.includes(base) ? (await prompts(base)).filter((p) => items.has(p.item)) : [];
+    if (baseList.length > 0) await write('nodap', base, indexPrompts(baseList));
+    else input.notice(`${model.name}: no ${base} prompts asked, so DAP has no without-hint comparison`);
+  }
+  if (tasks.includes('grounding')) {
+    const format = boxFormatOf(model);
+    if (!BASELINE_KINDS.includes(model.kind)) input.notice(`${model.name}: ${describeBoxFormat(model.model ?? model.name, format)}`);
+    const { result, items } = scoreGrounding(responses.filter((r) => r.role !== undefined), await input.labels(), { boxFormat: format.format, iou: config.metrics.iou, model: model.name });
+    await writeGroundingResults(dir, result, items);
+    m.g_score = result.avg_g_score ?? null;
+    m.box_format = format.format;
+    m.box_format_source = format.source;
+    const count = groundingUnparsed(result);
+    m.grounding = { objects: count.total, unparsed: count.unparsed, missing: count.missing };
+    warn(unparsedWarning(model.name, 'grounding', count));
+  }
+  return m;
+}
+
 const BASELINE_KINDS = ['random', 'always-first', 'geometric', 'simulated'];
 
+const reasoningMode = (config: PipelineConfig): ReasoningMode => (config.metrics.reasoning.length === 2 ? 'both' : config.metrics.reasoning[0]);
+
 export function scoreStage(config: PipelineConfig): Stage {
-  const mode: ReasoningMode = config.metrics.reasoning.length === 2 ? 'both' : config.metrics.reasoning[0];
+  const mode = reasoningMode(config);
   return {
     name: 'score',
     after: ['prompts', 'annotate', 'answer'],
@@ -80,57 +145,13 @@ export function scoreStage(config: PipelineConfig): Stage {
       ctx.progress.start(config.models.length, 'models');
       // The annotation file is read and indexed once, for every model's grounding.
       let truth: GroundTruthIndex | undefined;
+      const labels = async () => (truth ??= indexGroundTruth(await readCocoFile(join(ctx.input('annotate'), ANNOTATIONS_FILE))));
       for (const model of config.models) {
-        const tasks = modelTasks(model, config);
         const skipped: SkippedRecord[] = [];
         const folder = modelFolder(model.name);
         const responses: ResponseRecord[] = await readResponseFile(join(answersDir, folder, RESPONSES_FILE), skipped);
-        const dir = join(ctx.dir, folder);
-        const prompts = async (task: (typeof tasks)[number]): Promise<PromptRecord[]> => readPromptFile(join(promptsDir, promptFileFor(model, task)), skipped);
-        const warnings: string[] = [];
-        const m: ModelScoreSummary = { name: model.name, reasoning: {}, g_score: null, box_format: null, grounding: null, warnings, skipped_records: 0 };
-        const warn = (w: string | null) => {
-          if (w === null) return;
-          warnings.push(w);
-          ctx.notice(`warning: ${w}`);
-        };
-        const write = async (variant: string, task: string, index: PromptIndex) => {
-          const { result, items } = scoreReasoning(index, responses, { mode, model: model.name });
-          await writeReasoningResults(variant ? join(dir, variant) : dir, result, items);
-          m.reasoning[variant] = { circular: result.total_average.circular, vanilla: result.total_average.vanilla, task };
-          // '' repeats the primary task and 'nodap' a part of the base task: warn once per task.
-          if (variant !== '' && variant !== 'nodap') warn(unparsedWarning(model.name, task, reasoningUnparsed(result, items)));
-        };
-        const primary = tasks.includes('tg') ? 'tg' : tasks.includes('mc') ? 'mc' : null;
-        for (const task of ['tg', 'mc'] as const) {
-          if (!tasks.includes(task)) continue;
-          const index = indexPrompts(await prompts(task));
-          if (task === primary) await write('', task, index);
-          await write(task, task, index);
-        }
-        if (tasks.includes('dap')) {
-          const dap = await prompts('dap');
-          await write('dap', 'dap', indexPrompts(dap));
-          const base = config.prompts.dap.base_task;
-          // The same items without the hint: the base task's prompts for the DAP items.
-          const items = new Set(dap.map((p) => p.item));
-          const baseList = tasks.includes(base) ? (await prompts(base)).filter((p) => items.has(p.item)) : [];
-          if (baseList.length > 0) await write('nodap', base, indexPrompts(baseList));
-          else ctx.notice(`${model.name}: no ${base} prompts asked, so DAP has no without-hint comparison`);
-        }
-        if (tasks.includes('grounding')) {
-          truth ??= indexGroundTruth(await readCocoFile(join(ctx.input('annotate'), ANNOTATIONS_FILE)));
-          const format = boxFormatOf(model);
-          if (!BASELINE_KINDS.includes(model.kind)) ctx.notice(`${model.name}: ${describeBoxFormat(model.model ?? model.name, format)}`);
-          const { result, items } = scoreGrounding(responses.filter((r) => r.role !== undefined), truth, { boxFormat: format.format, iou: config.metrics.iou, model: model.name });
-          await writeGroundingResults(dir, result, items);
-          m.g_score = result.avg_g_score ?? null;
-          m.box_format = format.format;
-          m.box_format_source = format.source;
-          const count = groundingUnparsed(result);
-          m.grounding = { objects: count.total, unparsed: count.unparsed, missing: count.missing };
-          warn(unparsedWarning(model.name, 'grounding', count));
-        }
+        const prompts = async (task: PipelineTask): Promise<PromptRecord[]> => readPromptFile(join(promptsDir, promptFileFor(model, task)), skipped);
+        const m = await scoreModelInto(config, model, join(ctx.dir, folder), { prompts, responses, labels, notice: (t) => ctx.notice(t) });
         m.skipped_records = skipped.length;
         if (skipped.length > 0) ctx.notice(`${model.name}: ${skipped.length} unreadable records skipped (first: ${JSON.stringify(skipped[0])})`);
         summary.models.push(m);
