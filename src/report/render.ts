@@ -142,14 +142,25 @@ export function galleryHtml(g: Gallery): string {
       const mask = img && e.mask ? `<div class="mask ${e.mask}"></div>` : '';
       const picture = img ? `<div class="thumb ${img.id}">${mask}${boxes}</div>` : '<div class="noimg">no image</div>';
       const iou = e.iou !== undefined && e.iou !== null ? ` · IoU ${e.iou.toFixed(3)}` : '';
+      const right = e.answers.filter((a) => a.verdict === 'correct').length;
+      const tally = e.kind === 'reasoning' ? ` · ${right} of ${e.answers.length} rotations right` : '';
+      const answers = e.answers
+        .map(
+          (a) =>
+            `<div class="answer">` +
+            (a.detail ? `<div class="meta"><span class="verdict ${h(a.verdict)}">${h(a.verdict)}</span> ${h(a.detail)}</div>` : '') +
+            (a.prompt ? `<details><summary>prompt</summary><pre>${h(a.prompt)}</pre></details>` : '') +
+            `<pre class="output">${h(a.output)}</pre>` +
+            (a.outputFile ? `<div class="meta">first ${a.output.length} of ${a.outputLength} characters · <a href="${h(a.outputFile.split('/').map(encodeURIComponent).join('/'))}">whole output</a></div>` : '') +
+            (a.extracted !== undefined ? `<div class="meta">extracted: ${h(a.extracted)}</div>` : '') +
+            '</div>',
+        )
+        .join('');
       return (
-        `<div class="entry" data-model="${h(e.model)}" data-split="${h(e.split)}" data-verdict="${h(e.verdict)}" data-kind="${h(e.kind)}">` +
+        `<div class="entry" data-model="${h(e.model)}" data-split="${h(e.split)}" data-verdict="${h(e.verdict)}" data-kind="${h(e.kind)}" data-item="${h(e.item)}">` +
         picture +
-        `<div class="meta"><span class="verdict ${h(e.verdict)}">${h(e.verdict)}</span> <b>${h(e.model)}</b> · ${h(e.split)} · ${h(e.item)}<br>${h(e.detail)}${iou}${e.depth ? ` · ${h(e.depth)}` : ''}</div>` +
-        (e.prompt ? `<details><summary>prompt</summary><pre>${h(e.prompt)}</pre></details>` : '') +
-        `<pre class="output">${h(e.output)}</pre>` +
-        (e.outputFile ? `<div class="meta">first ${e.output.length} of ${e.outputLength} characters · <a href="${h(e.outputFile.split('/').map(encodeURIComponent).join('/'))}">whole output</a></div>` : '') +
-        (e.extracted !== undefined ? `<div class="meta">extracted: ${h(e.extracted)}</div>` : '') +
+        `<div class="meta"><span class="verdict ${h(e.verdict)}">${h(e.verdict)}</span> <b>${h(e.model)}</b> · ${h(e.split)} · ${h(e.item)}<br>${h(e.detail)}${tally}${iou}${e.depth ? ` · ${h(e.depth)}` : ''}</div>` +
+        answers +
         '</div>'
       );
     })
