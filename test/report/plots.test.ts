@@ -7,18 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { regress } from '../../src/analysis/regression.js';
 import { metricLabel, palette } from '../../src/report/plots.js';
 import { writeRegressionPlot } from '../../src/report/regression-plot.js';
-
-function lab(hex: string): number[] {
-  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
-  const f = (t: number) => (t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116);
-  const [x, y, z] = [(0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b, (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883];
-  return [116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))];
-}
-function closest(colours: string[]): number {
-  let min = Infinity;
-  for (let i = 0; i < colours.length; i++) for (let j = i + 1; j < colours.length; j++) min = Math.min(min, Math.hypot(...lab(colours[i]).map((v, k) => v - lab(colours[j])[k])));
-  return min;
-}
+import { closestPair as closest } from '../helpers/colour.js';
 
 describe('palette', () => {
   it('stays distinct past ten series', () => {

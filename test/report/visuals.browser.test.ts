@@ -9,21 +9,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { runCli } from '../helpers/cli.js';
+import { closestPair } from '../helpers/colour.js';
 import { screenshotPath } from '../helpers/screenshots.js';
 import { exampleWorkspace, MODELS } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) console.warn(`skipping the report visuals test: ${CHROMIUM} is not installed (apt-get install chromium)`);
-
-/** sRGB hex to CIE L*a*b* (D65), for colour distances. */
-function lab(hex: string): number[] {
-  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
-  const f = (t: number) => (t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116);
-  const [x, y, z] = [(0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b, (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883];
-  return [116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))];
-}
-const deltaE = (a: string, b: string) => Math.hypot(...lab(a).map((v, i) => v - lab(b)[i]));
 
 describe.skipIf(!haveChromium)('report visuals in headless chromium', () => {
   let browser: Browser;
@@ -70,9 +62,7 @@ describe.skipIf(!haveChromium)('report visuals in headless chromium', () => {
     const legend = await page.locator('#sec-position-bias svg .role-legend-symbol path').evaluateAll((ps) => ps.map((p) => p.getAttribute('fill')!));
     expect(legend).toHaveLength(12);
     expect(new Set(legend).size).toBe(12);
-    let min = Infinity;
-    for (let i = 0; i < legend.length; i++) for (let j = i + 1; j < legend.length; j++) min = Math.min(min, deltaE(legend[i], legend[j]));
-    expect(min, 'the closest two legend colours (CIE76 ΔE)').toBeGreaterThan(10);
+    expect(closestPair(legend), 'the closest two legend colours (CIE76 ΔE)').toBeGreaterThan(10);
     // The bars use the legend's colours.
     const bars = await page.locator('#sec-position-bias svg .mark-rect.role-mark path').evaluateAll((ps) => ps.map((p) => p.getAttribute('fill')!));
     expect(new Set(bars)).toEqual(new Set(legend));
