@@ -46,6 +46,8 @@ export interface PublishedCell {
   difference: number | null;
   /** Whether the published value lies inside our interval (null without one). */
   inside: boolean | null;
+  /** Items (or objects) behind ours, when known. */
+  n: number | null;
   /** Why ours is missing or how it was measured. */
   note?: string;
 }
@@ -87,6 +89,7 @@ function cell(column: string, oursName: string, published: number, c: Cell | nul
     published,
     difference: ours === null ? null : ours - published,
     inside: low === null || high === null ? null : published >= low && published <= high,
+    n: c?.n ?? c?.ci?.n ?? null,
     ...(note ? { note } : {}),
   };
 }

@@ -9,19 +9,13 @@ import { readConfined } from '../util/confined.js';
 import { errorMessage } from '../util/errors.js';
 import { readJsonFile, readJsonl } from '../util/jsonl.js';
 
-/** One scored answer shown in the gallery. */
-export interface GalleryEntry {
-  kind: 'grounding' | 'reasoning';
-  /** Model name, with `/variant` for subfolder results (e.g. `m/dap`). */
-  model: string;
-  split: string;
-  item: string;
-  /** `unparsed`: no readable answer; `missing`: no response or a failed one. */
-  verdict: 'hit' | 'miss' | 'correct' | 'wrong' | 'unparsed' | 'missing';
-  /** What was asked: role and phrase, or relation and rotation. */
+export type GalleryVerdict = 'hit' | 'miss' | 'correct' | 'wrong' | 'unparsed' | 'missing';
+
+/** One answer of a gallery card: a grounding answer, or one rotation of a reasoning item. */
+export interface GalleryAnswer {
+  /** Reasoning: the rotation (shown option order); grounding: empty. */
   detail: string;
-  /** Grounding: which object. */
-  role?: string;
+  verdict: GalleryVerdict;
   /** The model's output, or its first characters when the full text is in a side file. */
   output: string;
   /** Side file (path relative to the page) holding the whole output, when `output` is a preview. */
@@ -29,11 +23,30 @@ export interface GalleryEntry {
   /** Length in characters of the whole output, when `output` is a preview. */
   outputLength?: number;
   extracted?: string;
+  key?: string;
+  prompt?: string;
+}
+
+/** One gallery card: a grounding answer, or every rotation of one reasoning item (one image, one card). */
+export interface GalleryEntry {
+  kind: 'grounding' | 'reasoning';
+  /** Model name, with `/variant` for subfolder results (e.g. `m/dap`). */
+  model: string;
+  split: string;
+  item: string;
+  /**
+   * `unparsed`: no readable answer; `missing`: no response or a failed one. A reasoning card is
+   * `correct` only when every rotation is (CircularEval's rule), `wrong` when any rotation is wrong.
+   */
+  verdict: GalleryVerdict;
+  /** What was asked: role and phrase, or relation and task. */
+  detail: string;
+  /** Grounding: which object. */
+  role?: string;
+  answers: GalleryAnswer[];
   box?: number[] | null;
   gt?: number[] | null;
   iou?: number | null;
-  key?: string;
-  prompt?: string;
   /** Key into the gallery's images, when the image was found. */
   image?: string;
   /** Key into the gallery's images for the annotation mask overlay (same size as the image). */
@@ -87,12 +100,14 @@ class Sampler {
   private readonly counts = new Map<string, number>();
   readonly entries: GalleryEntry[] = [];
   constructor(private readonly perGroup: number) {}
-  offer(e: GalleryEntry): void {
+  /** Takes the entry unless its group is full; says whether it did. */
+  offer(e: GalleryEntry): boolean {
     const g = `${e.model}\u0000${e.kind}\u0000${e.split}\u0000${e.verdict}`;
     const c = this.counts.get(g) ?? 0;
-    if (c >= this.perGroup) return;
+    if (c >= this.perGroup) return false;
     this.counts.set(g, c + 1);
     this.entries.push(e);
+    return true;
   }
 }
 
@@ -105,6 +120,47 @@ async function streamInto<T>(path: string, warnings: string[], each: (r: T) => v
   }
 }
 
+const reasoningVerdict = (x: ReasoningItemRecord & Record<string, unknown>): GalleryVerdict =>
+  x.status === 'missing' || x.status === 'failed' ? 'missing' : x.status === 'unparsed' ? 'unparsed' : x.correct === true ? 'correct' : 'wrong';
+
+/** A reasoning card's verdict from its rotations': right only when every rotation is. */
+function cardVerdict(verdicts: GalleryVerdict[]): GalleryVerdict {
+  if (verdicts.every((v) => v === 'correct')) return 'correct';
+  if (verdicts.includes('wrong')) return 'wrong';
+  return verdicts.includes('unparsed') ? 'unparsed' : 'missing';
+}
+
+/**
+ * Reasoning cards, one per item with all its rotations: a first pass over the item file keeps only
+ * each item's verdicts to pick the cards, a second collects the picked items' answers.
+ */
+async function sampleReasoning(sampler: Sampler, dir: string, model: string, warnings: string[]): Promise<void> {
+  const file = join(dir, 'reasoning-items.jsonl');
+  const seen = new Map<string, { split: string; verdicts: GalleryVerdict[] }>();
+  await streamInto<ReasoningItemRecord & Record<string, unknown>>(file, warnings, (x) => {
+    if (typeof x.item !== 'string' || typeof x.split !== 'string') return;
+    const s = seen.get(x.item) ?? { split: x.split, verdicts: [] };
+    s.verdicts.push(reasoningVerdict(x));
+    seen.set(x.item, s);
+  });
+  const cards = new Map<string, GalleryEntry>();
+  for (const [item, s] of seen) {
+    const card: GalleryEntry = { kind: 'reasoning', model, split: s.split, item, verdict: cardVerdict(s.verdicts), detail: '', answers: [] };
+    if (sampler.offer(card)) cards.set(item, card);
+  }
+  if (cards.size === 0) return;
+  await streamInto<ReasoningItemRecord & Record<string, unknown>>(file, warnings, (x) => {
+    const card = typeof x.item === 'string' ? cards.get(x.item) : undefined;
+    if (!card) return;
+    if (card.answers.length === 0) card.detail = `${text(x.relation)}${x.task ? ` · ${text(x.task)}` : ''}`;
+    card.answers.push({
+      detail: Array.isArray(x.permutation) ? `options [${x.permutation.join(',')}]` : `answer ${card.answers.length + 1}`,
+      verdict: reasoningVerdict(x), output: text(x.output),
+      extracted: x.extracted === undefined ? undefined : text(x.extracted), key: typeof x.key === 'string' ? x.key : undefined,
+    });
+  });
+}
+
 /** Picks gallery entries by streaming each model's item files: the first few of every group. */
 async function sampleEntries(results: ModelResults[], perGroup: number, warnings: string[]): Promise<GalleryEntry[]> {
   const sampler = new Sampler(perGroup);
@@ -115,24 +171,13 @@ async function sampleEntries(results: ModelResults[], perGroup: number, warnings
       const verdict = g.hit === true ? 'hit' : g.status === 'missing' || g.status === 'failed' ? 'missing' : g.status === 'unparsed' || box === null ? 'unparsed' : 'miss';
       sampler.offer({
         kind: 'grounding', model: r.model, split: g.split, item: g.item, verdict,
-        detail: `${text(g.role)}: ${text(g.phrase)}`, role: g.role, output: text(g.output), box, gt: firstBox(g, GT_FIELDS),
-        iou: typeof g.iou === 'number' ? g.iou : null, key: typeof g.key === 'string' ? g.key : undefined,
+        detail: `${text(g.role)}: ${text(g.phrase)}`, role: g.role, box, gt: firstBox(g, GT_FIELDS),
+        answers: [{ detail: '', verdict, output: text(g.output), key: typeof g.key === 'string' ? g.key : undefined }],
+        iou: typeof g.iou === 'number' ? g.iou : null,
         image: typeof g.image === 'string' ? g.image : undefined,
       });
     });
-    for (const v of r.reasoning) {
-      const dir = v.variant ? join(r.dir, v.variant) : r.dir;
-      await streamInto<ReasoningItemRecord & Record<string, unknown>>(join(dir, 'reasoning-items.jsonl'), warnings, (x) => {
-        if (typeof x.item !== 'string' || typeof x.split !== 'string') return;
-        const verdict = x.status === 'missing' || x.status === 'failed' ? 'missing' : x.status === 'unparsed' ? 'unparsed' : x.correct === true ? 'correct' : 'wrong';
-        const rotation = Array.isArray(x.permutation) ? ` · options [${x.permutation.join(',')}]` : '';
-        sampler.offer({
-          kind: 'reasoning', model: v.variant ? `${r.model}/${v.variant}` : r.model, split: x.split, item: x.item, verdict,
-          detail: `${text(x.relation)}${rotation}${x.task ? ` · ${text(x.task)}` : ''}`, output: text(x.output),
-          extracted: x.extracted === undefined ? undefined : text(x.extracted), key: typeof x.key === 'string' ? x.key : undefined,
-        });
-      });
-    }
+    for (const v of r.reasoning) await sampleReasoning(sampler, v.variant ? join(r.dir, v.variant) : r.dir, v.variant ? `${r.model}/${v.variant}` : r.model, warnings);
   }
   return sampler.entries;
 }
@@ -258,12 +303,12 @@ export async function collectGallery(results: ModelResults[], options: GalleryOp
     }
   }
   if (options.prompts) {
-    const wanted = new Map<string, GalleryEntry[]>();
-    for (const e of entries) if (e.key) wanted.set(e.key, [...(wanted.get(e.key) ?? []), e]);
+    const wanted = new Map<string, GalleryAnswer[]>();
+    for (const a of entries.flatMap((e) => e.answers)) if (a.key) wanted.set(a.key, [...(wanted.get(a.key) ?? []), a]);
     if (!existsSync(options.prompts)) warnings.push(`gallery: prompts file not found: ${options.prompts}`);
     await streamInto<{ key?: unknown; text?: unknown }>(options.prompts, warnings, (p) => {
       if (typeof p.key !== 'string') return;
-      for (const e of wanted.get(p.key) ?? []) e.prompt = text(p.text);
+      for (const a of wanted.get(p.key) ?? []) a.prompt = text(p.text);
     });
   }
   return { entries, images, warnings };

@@ -42,14 +42,15 @@ export function groundingTableHtml(t: GroundingTable): string {
     .map((r) => `<tr><th scope="row">${h(r.model)}</th>${t.columns.map((c) => cellHtml(r.cells[c], `t2:${r.model}:${c}`)).join('')}${cellHtml(r.avg, `t2:${r.model}:avg`)}${answers(r)}</tr>`)
     .join('\n');
   const det = t.detector;
-  const detRow = (label: string, pick: (c: { mean_confidence: number | null; share_confident: number | null }) => number | null) =>
+  const detRow = (label: string, pick: (c: { mean_confidence: number | null; share_confident: number | null }) => number | null, show: (v: number) => string) =>
     `<tr class="detector"><th scope="row">${h(label)}</th>${t.columns
       .map((c) => {
         const v = det!.columns[c] ? pick(det!.columns[c]) : null;
-        return v === null ? '<td class="na">—</td>' : `<td data-value="${v}">${pct(v)}</td>`;
+        return v === null ? '<td class="na">—</td>' : `<td data-value="${v}">${show(v)}</td>`;
       })
       .join('')}<td></td><td></td></tr>`;
-  const detRows = det ? detRow('detector: mean confidence', (c) => c.mean_confidence) + detRow('detector: share ≥ 0.5', (c) => c.share_confident) : '';
+  // A confidence is a score in [0, 1], not a share: it prints as a fraction; the share of confident boxes in %.
+  const detRows = det ? detRow('detector: mean confidence (0-1)', (c) => c.mean_confidence, (v) => v.toFixed(3)) + detRow('detector: share ≥ 0.5 (%)', (c) => c.share_confident, pct) : '';
   const note =
     '<p class="note">Unparsed: answers no box could be read from, over all columns (misses in the G-Score; docs/scoring.md, "Box formats"); missing: no answer.</p>' +
     (det ? `<p class="note">Detector rows: the annotations' own confidence (from ${h(det.from)}'s grounding.json).</p>` : '');
@@ -141,14 +142,25 @@ export function galleryHtml(g: Gallery): string {
       const mask = img && e.mask ? `<div class="mask ${e.mask}"></div>` : '';
       const picture = img ? `<div class="thumb ${img.id}">${mask}${boxes}</div>` : '<div class="noimg">no image</div>';
       const iou = e.iou !== undefined && e.iou !== null ? ` · IoU ${e.iou.toFixed(3)}` : '';
+      const right = e.answers.filter((a) => a.verdict === 'correct').length;
+      const tally = e.kind === 'reasoning' ? ` · ${right} of ${e.answers.length} rotations right` : '';
+      const answers = e.answers
+        .map(
+          (a) =>
+            `<div class="answer">` +
+            (a.detail ? `<div class="meta"><span class="verdict ${h(a.verdict)}">${h(a.verdict)}</span> ${h(a.detail)}</div>` : '') +
+            (a.prompt ? `<details><summary>prompt</summary><pre>${h(a.prompt)}</pre></details>` : '') +
+            `<pre class="output">${h(a.output)}</pre>` +
+            (a.outputFile ? `<div class="meta">first ${a.output.length} of ${a.outputLength} characters · <a href="${h(a.outputFile.split('/').map(encodeURIComponent).join('/'))}">whole output</a></div>` : '') +
+            (a.extracted !== undefined ? `<div class="meta">extracted: ${h(a.extracted)}</div>` : '') +
+            '</div>',
+        )
+        .join('');
       return (
-        `<div class="entry" data-model="${h(e.model)}" data-split="${h(e.split)}" data-verdict="${h(e.verdict)}" data-kind="${h(e.kind)}">` +
+        `<div class="entry" data-model="${h(e.model)}" data-split="${h(e.split)}" data-verdict="${h(e.verdict)}" data-kind="${h(e.kind)}" data-item="${h(e.item)}">` +
         picture +
-        `<div class="meta"><span class="verdict ${h(e.verdict)}">${h(e.verdict)}</span> <b>${h(e.model)}</b> · ${h(e.split)} · ${h(e.item)}<br>${h(e.detail)}${iou}${e.depth ? ` · ${h(e.depth)}` : ''}</div>` +
-        (e.prompt ? `<details><summary>prompt</summary><pre>${h(e.prompt)}</pre></details>` : '') +
-        `<pre class="output">${h(e.output)}</pre>` +
-        (e.outputFile ? `<div class="meta">first ${e.output.length} of ${e.outputLength} characters · <a href="${h(e.outputFile.split('/').map(encodeURIComponent).join('/'))}">whole output</a></div>` : '') +
-        (e.extracted !== undefined ? `<div class="meta">extracted: ${h(e.extracted)}</div>` : '') +
+        `<div class="meta"><span class="verdict ${h(e.verdict)}">${h(e.verdict)}</span> <b>${h(e.model)}</b> · ${h(e.split)} · ${h(e.item)}<br>${h(e.detail)}${tally}${iou}${e.depth ? ` · ${h(e.depth)}` : ''}</div>` +
+        answers +
         '</div>'
       );
     })
@@ -177,25 +189,37 @@ export function relabelHtml(r: import('./relabel.js').RelabelReport): string {
 <p>Regression ${h(g.y)} on ${h(g.x)} across ${g.models.length} models: pseudo-labels ${h(fit(g.before))}; reviewed ${h(fit(g.after))}.</p>${leftOutHtml(r.left_out)}${conclusion}`;
 }
 
+/** Below this many items a published-beside-measured comparison is flagged: its interval is too wide to say much (our choice). */
+export const SMALL_N = 30;
+
 /** Ours beside the paper's published values: one table per paper table and model. */
 export function publishedHtml(list: PublishedComparison[]): string {
   const f = (v: number | null) => (v === null ? '—' : v.toFixed(1));
   const tables = list
     .map((c) => {
+      const notes = c.cells.some((x) => x.note || (x.n !== null && x.n < SMALL_N));
       const rows = c.cells
         .map((x) => {
           const id = `pub:${c.table}:${c.model}:${x.column}`;
-          const inside = x.inside === null ? '—' : x.inside ? 'inside' : 'outside';
+          const inside = x.inside === null ? '—' : x.inside ? 'yes' : 'no';
+          const small = x.n !== null && x.n < SMALL_N;
+          const note = [small ? `only ${x.n} items: the interval is wide` : '', x.note ?? ''].filter(Boolean).join('; ');
           return (
-            `<tr data-testid="${h(id)}" data-ours="${x.ours ?? ''}" data-published="${x.published}" data-inside="${x.inside ?? ''}"><th scope="row">${h(x.column)}</th><td>${h(x.ours_name)}</td>` +
+            `<tr data-testid="${h(id)}" data-ours="${x.ours ?? ''}" data-published="${x.published}" data-inside="${x.inside ?? ''}" data-n="${x.n ?? ''}"${small ? ' class="small-n"' : ''}>` +
+            `<th scope="row">${h(x.column)}</th><td class="name">${h(x.ours_name)}</td><td>${x.n ?? '—'}</td>` +
             `<td>${f(x.ours)}${x.low === null ? '' : `<span class="ci">[${f(x.low)}, ${f(x.high)}]</span>`}</td><td>${f(x.published)}</td>` +
-            `<td>${x.difference === null ? '—' : (x.difference >= 0 ? '+' : '') + x.difference.toFixed(1)}</td><td>${inside}</td><td class="note">${h(x.note ?? '')}</td></tr>`
+            `<td>${x.difference === null ? '—' : (x.difference >= 0 ? '+' : '') + x.difference.toFixed(1)}</td><td>${inside}</td>` +
+            (notes ? `<td class="note${small ? ' warn' : ''}">${h(note)}</td>` : '') +
+            '</tr>'
           );
         })
         .join('');
+      const smallCount = c.cells.filter((x) => x.n !== null && x.n < SMALL_N).length;
+      const warn = smallCount ? `<p class="warn" data-testid="pub-small:${h(c.table)}:${h(c.model)}">${smallCount} of ${c.cells.length} values rest on fewer than ${SMALL_N} items: read their differences as noise.</p>` : '';
       return (
         `<h3>${h(c.table)}: ${h(c.model)} <span class="note">as the paper's ${h(c.paper_model)}</span></h3>` +
-        `<table class="published"><thead><tr><th>Paper column</th><th>Ours</th><th>Ours (%, 95% interval)</th><th>Published (%)</th><th>Difference</th><th>Published in our interval</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+        '<table class="published"><thead><tr><th>Paper column</th><th>Our column</th><th>n</th><th>Ours (%) [95% interval]</th><th>Published (%)</th>' +
+        `<th>Ours − published (points)</th><th>Published inside our interval</th>${notes ? '<th>Note</th>' : ''}</tr></thead><tbody>${rows}</tbody></table>${warn}`
       );
     })
     .join('\n');

@@ -85,7 +85,7 @@ export const DEFAULT_PREVIEW_CHARS = 2000;
  */
 function previewOutputs(entries: GalleryEntry[], limit: number, filesDir: string): Map<string, string> {
   const files = new Map<string, string>();
-  for (const e of entries) {
+  for (const e of entries.flatMap((x) => x.answers)) {
     if (e.output.length <= limit) continue;
     const name = `${filesDir}/output-${createHash('sha256').update(e.output).digest('hex').slice(0, 16)}.txt`;
     files.set(name, e.output);

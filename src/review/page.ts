@@ -34,7 +34,7 @@ body{margin:0;font:14px/1.4 system-ui,sans-serif;color:#222;background:#f4f4f2}
 header{display:flex;gap:1em;align-items:baseline;padding:.5em 1em;background:#263238;color:#eee}
 header h1{font-size:1.1em;margin:0}header .file{color:#9ab;font-size:12px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;max-width:40vw}
 #status{margin-left:auto;font-size:13px}#status.error{color:#ff8a80;font-weight:600}#status.busy{color:#ffd180}
-#layout{display:grid;grid-template-columns:320px 1fr;height:calc(100vh - 40px)}
+#layout{display:grid;grid-template-columns:300px minmax(0,1fr);height:calc(100vh - 40px)}
 aside{border-right:1px solid #ccc;background:#fff;display:flex;flex-direction:column;min-height:0}
 .filters{display:grid;grid-template-columns:1fr 1fr;gap:4px;padding:6px;border-bottom:1px solid #ddd}
 .filters label{font-size:11px;color:#555;display:flex;flex-direction:column}
@@ -53,7 +53,8 @@ main{padding:10px 14px;overflow:auto;min-height:0}
 #caption-line{color:#333;margin-bottom:8px}#caption{font-style:italic}
 #work{display:flex;gap:14px;align-items:flex-start}
 #stage{position:relative;display:inline-block;line-height:0;background:#000;flex:none}
-#photo{max-width:min(62vw,960px);max-height:70vh;display:block;user-select:none}
+/* The photo takes what the queue (300), main's padding (28), the gap (14), the panel (260) and a scrollbar leave: from 1280 px up the panel is never pushed out. */
+#photo{max-width:min(calc(100vw - 620px),960px);max-height:70vh;display:block;user-select:none}
 #mask,#overlay{position:absolute;left:0;top:0;width:100%;height:100%}
 #mask{pointer-events:none}
 #overlay rect{fill:none;vector-effect:non-scaling-stroke}
@@ -65,7 +66,7 @@ main{padding:10px 14px;overflow:auto;min-height:0}
 #overlay .h-nw,#overlay .h-se{cursor:nwse-resize}#overlay .h-ne,#overlay .h-sw{cursor:nesw-resize}
 #overlay .h-n,#overlay .h-s{cursor:ns-resize}#overlay .h-e,#overlay .h-w{cursor:ew-resize}
 #overlay.drawing{cursor:crosshair}
-#panel{min-width:240px;max-width:360px}
+#panel{flex:1 1 260px;min-width:240px;max-width:360px}
 #panel h2{font-size:13px;margin:8px 0 4px;color:#444;text-transform:uppercase;letter-spacing:.04em}
 #reasons{margin:0;padding-left:1.2em;color:#991b1b}#reasons .quiet{color:#666}
 dl#info{display:grid;grid-template-columns:auto 1fr;gap:2px 8px;margin:0;font-size:13px}dl#info dt{color:#666}dl#info dd{margin:0}

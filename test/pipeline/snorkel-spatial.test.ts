@@ -20,7 +20,7 @@ describe('pipelines/snorkel-spatial.yaml', () => {
     expect(loaded.config.benchmark.generate).toMatchObject({ count: 330, actions: [10, 20, 50, 100, 200], seed: 0 });
     expect(loaded.config.benchmark.root).toBeUndefined();
     expect(loaded.config.models.map((m) => m.kind)).toEqual(['oracle', 'random']);
-    expect(loaded.skippedModels).toEqual([{ name: 'endpoint', reason: 'GSR_BASE_URL, GSR_MODEL not set' }]);
+    expect(loaded.skippedModels).toEqual([{ name: '${GSR_MODEL}', reason: 'GSR_BASE_URL, GSR_MODEL not set' }]);
   });
 
   it('types ${VAR} fills where the plug-in wants numbers: the same settings as the numbers written out', async () => {
@@ -98,17 +98,17 @@ describe('pipelines/snorkel-spatial.yaml', () => {
         expect(body.response_format).toMatchObject({ type: 'json_schema' });
       }
       for (const [text, item] of answers) expect(server.requests.get(text), item.id).toBe(item === stubborn ? 10 : 3);
-      const rows = readFileSync(join(dir, 'answer', 'endpoint', 'responses.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { item: string; answer_attempts: number; output: string });
+      const rows = readFileSync(join(dir, 'answer', 'fake', 'responses.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { item: string; answer_attempts: number; output: string });
       expect(rows).toHaveLength(6);
       for (const row of rows) expect(row.answer_attempts).toBe(row.item === stubborn.id ? 10 : 3);
       const byQuery = result.tables!.find((t) => t.startsWith('Accuracy@1 by query type'))!;
-      expect(byQuery).toMatch(/^endpoint.* 83\.3 +1 +0$/m); // five of six right, the stubborn one invalid
+      expect(byQuery).toMatch(/^fake.* 83\.3 +1 +0$/m); // five of six right, the stubborn one invalid
       // Every invalid answer is in the run store, numbered once.
       const store = RunStore.open(join(dir, '.state', 'answer', 'store.sqlite'), { create: false });
       try {
-        const sid = store.listSettings('endpoint')[0];
+        const sid = store.listSettings('fake')[0];
         expect(sid.settings).toMatchObject({ answer_attempts: 10 });
-        const counts = store.attemptCounts('endpoint', sid.id);
+        const counts = store.attemptCounts('fake', sid.id);
         expect([...counts.values()].sort((a, b) => a - b)).toEqual([2, 2, 2, 2, 2, 9]);
       } finally {
         store.close();

@@ -24,7 +24,7 @@ describe('pipelines/svat.yaml', () => {
     expect((await loadBenchPipeline(join(REPO_ROOT, 'pipelines', 'svat.yaml'), { ...env, GSR_PHOTOS_ROOT: '/data/photos' })).config.benchmark.generate!.photos).toBe('/data/photos');
     expect(loaded.config.models.map((m) => m.kind)).toEqual(['nearest', 'always-yes']);
     const withEndpoint = await loadBenchPipeline(join(REPO_ROOT, 'pipelines', 'svat.yaml'), { GSR_BASE_URL: 'http://127.0.0.1:9/v1', GSR_MODEL: 'm' });
-    expect(withEndpoint.config.models.at(-1)).toMatchObject({ kind: 'openai', model: 'm' });
+    expect(withEndpoint.config.models.at(-1)).toMatchObject({ name: 'm', kind: 'openai', model: 'm' }); // the row is named by the model id
     const both = join(dir, 'both.yaml');
     writeFileSync(both, 'name: x\nout: o\nbenchmark: { name: svat, root: r, generate: { count: 1 } }\n');
     await expect(loadBenchPipeline(both, {})).rejects.toThrow('give one of root (a published copy), generate (settings) or items (an item set folder)');
@@ -71,15 +71,15 @@ describe('pipelines/svat.yaml', () => {
       }
       const store = RunStore.open(join(out, '.state', 'answer', 'store.sqlite'), { create: false });
       try {
-        expect(store.listSettings('endpoint')[0].settings).toMatchObject({ max_tokens: 5, temperature: 0 });
+        expect(store.listSettings('fake-vlm')[0].settings).toMatchObject({ max_tokens: 5, temperature: 0 });
       } finally {
         store.close();
       }
-      const responses = new Map(readFileSync(join(out, 'answer', 'endpoint', 'responses.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { key: string; output: string }).map((r) => [r.key, r.output]));
+      const responses = new Map(readFileSync(join(out, 'answer', 'fake-vlm', 'responses.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { key: string; output: string }).map((r) => [r.key, r.output]));
       expect(new Set(responses.values())).toEqual(new Set(outputs));
       const items = new Map(readFileSync(join(out, 'dataset', 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; query: { answer: string } }).map((i) => [i.id, i.query.answer]));
       const scored = readFileSync(join(out, 'score', 'scores.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { key: string; item: string; model: string; mode: string; valid: boolean; correct: boolean; extracted?: string });
-      const endpoint = scored.filter((r) => r.model === 'endpoint');
+      const endpoint = scored.filter((r) => r.model === 'fake-vlm');
       expect(endpoint).toHaveLength(12);
       for (const r of endpoint) {
         const json = responses.get(r.key)!.startsWith('{');
@@ -88,8 +88,8 @@ describe('pipelines/svat.yaml', () => {
         else expect(r).toMatchObject({ valid: true, extracted: 'yes', correct: yes });
       }
       const overall = result.tables!.find((t) => t.startsWith('SVAT: exact-match accuracy'))!;
-      expect(overall).toMatch(/^endpoint +exact +all +6 +\d +2 +0 /m);
-      expect(overall).toMatch(/^endpoint +lenient +all +6 +3 +0 +0 +50 +exact /m);
+      expect(overall).toMatch(/^fake-vlm +exact +all +6 +\d +2 +0 /m);
+      expect(overall).toMatch(/^fake-vlm +lenient +all +6 +3 +0 +0 +50 +exact /m);
     } finally {
       await server.close();
     }

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { comparePublished, loadAllResults } from '../../src/analysis/index.js';
 import { readPaperNameMap, readPaperTables } from '../../src/formats/paper.js';
 import { runCli, scaled } from '../helpers/cli.js';
+import { screenshotPath } from '../helpers/screenshots.js';
+import { SMALL_N } from '../../src/report/render.js';
 import { PAPER_NAMED_MODELS, PAPER_NAMED_RESULTS } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -63,7 +65,32 @@ describe('published beside measured', () => {
       const total = page.locator('[data-testid="pub:Table 1:LLaVA-1.5-Vicuna-7B:total_average"]');
       expect(await total.isVisible()).toBe(true);
       expect(await total.getAttribute('data-published')).toBe('61.3');
-      expect(await page.locator('[data-testid="pub:Table 1:llava-1.5-13b:subset_a"] td').nth(2).textContent()).toBe('58.5');
+      expect(await page.locator('[data-testid="pub:Table 1:llava-1.5-13b:subset_a"] td').nth(3).textContent()).toBe('58.5');
+      // Every table: one header per column, no column empty in every row, n shown, and the
+      // small-n warning exactly where a value rests on fewer than SMALL_N items.
+      const shapes = await page.locator('#sec-published table.published:not(.whatsup)').evaluateAll((tables) =>
+        tables.map((t) => {
+          const heads = [...t.querySelectorAll('thead th')].map((th) => th.textContent ?? '');
+          const rows = [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((c) => (c.textContent ?? '').trim()));
+          const small = [...t.querySelectorAll('tbody tr')].filter((tr) => tr.getAttribute('data-n') !== '' && Number(tr.getAttribute('data-n')) < 30).length;
+          const warned = t.nextElementSibling?.matches('p.warn') ?? false;
+          return { heads, rows, small, warned };
+        }),
+      );
+      expect(SMALL_N).toBe(30);
+      expect(shapes.length).toBe(7);
+      for (const s of shapes) {
+        expect(s.heads.every((x) => x.trim() !== ''), s.heads.join('|')).toBe(true);
+        for (const row of s.rows) expect(row.length).toBe(s.heads.length);
+        s.heads.forEach((head, i) => expect(s.rows.some((row) => row[i] !== '' && row[i] !== '—'), `column "${head}" is empty`).toBe(true));
+        expect(s.heads[2]).toBe('n');
+        expect(s.rows.every((row) => /^\d+$|^—$/.test(row[2]))).toBe(true);
+        expect(s.warned).toBe(s.small > 0);
+      }
+      expect(shapes.some((s) => s.small > 0), 'the made-up results are small: some warning shows').toBe(true);
+      await page.locator('#sec-published').scrollIntoViewIfNeeded();
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.locator('#sec-published table.published').first().screenshot({ path: screenshotPath('report-published.png') });
       expect(await page.locator('[data-testid="pub:Table 3:LLaMA-3-LLaVA-NeXT-8B:with_depth"]').isVisible()).toBe(true);
       expect(await page.locator('#sec-published').textContent()).toContain("as the paper's LLaVA-1.5-Vicuna-13B");
     } finally {

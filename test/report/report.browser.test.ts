@@ -86,8 +86,8 @@ describe.skipIf(!haveChromium)('gsr report in headless chromium', () => {
     expect(await value('t2:model-beta:avg')).toBe(beta.avg_g_score);
     // model-delta has no grounding: no Table 2 row, but a Table 1 row.
     expect(await page.locator('#table2 tbody tr:not(.detector)').count()).toBe(3);
-    // The example annotations all have confidence 0.9: the detector rows read 90.0 and 100.0.
-    expect(await page.locator('#table2 tr.detector td[data-value]').first().textContent()).toBe('90.0');
+    // The example annotations all have confidence 0.9: the detector rows read 0.900 (a score) and 100.0 (%).
+    expect(await page.locator('#table2 tr.detector td[data-value]').first().textContent()).toBe('0.900');
     expect(await page.locator('#table1 tbody tr').count()).toBe(4);
     // DAP: McNemar p from the item files.
     const p = await value('dap:model-alpha:whatsup-b:all:p');

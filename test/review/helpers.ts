@@ -18,9 +18,9 @@ export interface SyntheticReviewSet {
 }
 
 /** Renders synthetic scenes and writes simulated pseudo-labels beside their exact truth. */
-export async function syntheticReviewSet(count: number, sim: SimulateOptions = {}, seed = 11): Promise<SyntheticReviewSet> {
+export async function syntheticReviewSet(count: number, sim: SimulateOptions = {}, seed = 11, size: { width?: number; height?: number } = {}): Promise<SyntheticReviewSet> {
   const dir = mkdtempSync(join(tmpdir(), 'gsr-review-'));
-  await synthesizeDataset({ out: dir, count, seed, workers: 0 });
+  await synthesizeDataset({ out: dir, count, seed, workers: 0, ...size });
   const truthFile = join(dir, 'annotations.json');
   const truth = JSON.parse(readFileSync(truthFile, 'utf8')) as CocoFile;
   const { coco: pseudo, corrupted } = simulatePseudoLabels(truth, sim);

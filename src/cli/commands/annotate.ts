@@ -116,7 +116,7 @@ export function registerAnnotate(program: Command): void {
     .option('--score-threshold <x>', 'closed-vocabulary detector score threshold', parseNumber)
     .option('--param <key=value>', 'other model parameter (repeatable)', collect, [])
     .option('--out <dir>', 'output folder (annotations.json, depth/, overlays/, journal.jsonl); required')
-    .option('--overlays', 'also draw boxes, masks and a depth heat-map to overlays/<id>.png')
+    .option('--overlays', 'also draw masks, boxes and a depth heat-map to overlays/<item>.png (the item id made file-safe, as in depth/)')
     .option('--force', 'start over: discard the journal of an earlier run in --out')
     .option('--retry-failed', 'annotate again the images an earlier run recorded as failed')
     .option('--no-retry-failed', 'skip the images an earlier run recorded as failed (the default)')

@@ -27,7 +27,7 @@ async function openSession(o: SessionCliOptions) {
     manifest: o.manifest,
     journal: o.journal,
     depth: o.depth,
-    reviewer: o.reviewer,
+    reviewer: o.reviewer ?? process.env.USER ?? 'reviewer',
     segmenter: o.segmenter === 'none' ? null : { id: o.segmenter, modelsDir: resolve(o.modelsDir) },
   });
 }
@@ -38,7 +38,7 @@ function sessionOptions(cmd: Command): Command {
     .requiredOption('--manifest <file>', 'manifest (JSONL) of the annotated items: captions, subject and object, images')
     .option('--journal <file>', 'review journal (SQLite); default review.sqlite beside the annotation file')
     .option('--depth <dir>', "folder the annotation file's depth_file paths resolve against (default: its folder)")
-    .option('--reviewer <name>', 'name recorded with every edit', process.env.USER ?? 'reviewer')
+    .option('--reviewer <name>', 'name recorded with every edit (default: $USER, else "reviewer")')
     .option('--segmenter <id>', 'segmenter for re-segmenting an edited box, or none', 'slimsam-77-uniform')
     .option('--models-dir <dir>', 'folder holding the model files', 'models');
 }
