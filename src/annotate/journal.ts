@@ -83,6 +83,7 @@ export interface Journal {
   readonly header: JournalHeader;
   /** Final status per item id already in the journal (a later line supersedes an earlier one). */
   readonly finished: Map<string, 'done' | 'failed'>;
+  /** Appends a record; an info equal to the journal's last one is not repeated (a resumed run then ends as an uninterrupted one). */
   append(entry: JournalEntry | JournalInfo): void;
   close(): void;
 }
@@ -101,6 +102,7 @@ export async function openJournal(path: string, settings: RunSettings, options: 
   if (options.restart) rmSync(path, { force: true });
   let header: JournalHeader | undefined;
   const finished = new Map<string, 'done' | 'failed'>();
+  let lastInfo: string | null = null;
   if (existsSync(path)) {
     dropPartialLastLine(path);
     for await (const { line, record } of readJournal(path)) {
@@ -108,7 +110,7 @@ export async function openJournal(path: string, settings: RunSettings, options: 
         if (line !== 1 || header) throw new GsrError(`${path}:${line}: unexpected journal header`);
         header = record;
       } else if (record.type === 'info') {
-        continue;
+        lastInfo = JSON.stringify(record);
       } else if (record.type === 'done' || record.type === 'failed') {
         finished.set(record.item_id, record.type);
       } else {
@@ -119,6 +121,7 @@ export async function openJournal(path: string, settings: RunSettings, options: 
       // Nothing finished yet (e.g. a model failed to load): the new settings simply replace the old.
       rmSync(path, { force: true });
       header = undefined;
+      lastInfo = null;
     } else if (header) {
       const diff = describeDifference(header.settings, settings);
       if (diff !== '') {
@@ -141,6 +144,11 @@ export async function openJournal(path: string, settings: RunSettings, options: 
     header,
     finished,
     append(entry) {
+      if (entry.type === 'info') {
+        const text = JSON.stringify(entry);
+        if (text === lastInfo) return;
+        lastInfo = text;
+      }
       writeLine(entry);
       if (entry.type !== 'info') finished.set(entry.item_id, entry.type);
     },

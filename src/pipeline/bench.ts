@@ -180,7 +180,9 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
             const failed = rows.filter((x) => x.status === 'failed').length;
             if (failed > 0) ctx.notice(`${m.name}: ${failed} of ${keys.size} prompts failed (${Object.keys(r.failures).join(', ') || 'see responses'})`);
             const attempts = reasked ? { answer_attempts: answerAttempts, reasked: rows.reduce((a, row) => a + (reasked.get(row.key) ?? 0), 0) } : {};
-            models.push({ name: m.name, kind: m.kind, prompts: keys.size, ok: rows.length - failed, failed, cached: r.cached, ...attempts });
+            // Answers an earlier run left in the store are told, not recorded (see stages/answer.ts).
+            if (r.cached > 0) ctx.notice(`${m.name}: ${r.cached} answers taken from an earlier run`);
+            models.push({ name: m.name, kind: m.kind, prompts: keys.size, ok: rows.length - failed, failed, ...attempts });
           }
         } finally {
           store.close();
