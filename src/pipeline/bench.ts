@@ -108,9 +108,15 @@ function validator(b: Benchmark, items: ReadonlyMap<string, BenchItem>) {
   };
 }
 
+/**
+ * The code of every benchmark stage: this module and what it imports, every plug-in included (a
+ * plug-in's hooks cannot be told apart by module), so any benchmark code change reruns them all.
+ */
+const BENCH_CODE = [import.meta.url];
+
 export function benchStages(config: BenchPipelineConfig): Stage[] {
   const b = config.benchmark;
-  return [
+  const stages: Stage[] = [
     b.generate !== undefined
       ? {
         name: 'dataset', after: [], settings: { benchmark: b.name, generate: b.generate },
@@ -220,6 +226,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
       },
     },
   ];
+  return stages.map((s) => ({ ...s, code: BENCH_CODE }));
 }
 
 /** What `runBenchPipeline` takes (the fields of run.ts's PipelineRunOptions it uses). */

@@ -15,6 +15,8 @@ import { writePrompts } from '../mllm/prompt-fixtures.js';
 
 export interface CrashTarget {
   name: string;
+  /** The output folder. */
+  out: string;
   /** gsr arguments, the same for every run. */
   args: string[];
   env?: NodeJS.ProcessEnv;
@@ -27,7 +29,11 @@ export interface CrashTarget {
   close?(): Promise<void>;
 }
 
-export type KillPoint = { items: number } | { ms: number };
+/**
+ * When to kill: once `items` are done; `ms` after the start; or `ms` after the path `appears` (relative
+ * to the target's output folder, e.g. a pipeline stage's `.prompts.partial`), to aim inside one stage.
+ */
+export type KillPoint = { items: number } | { ms: number } | { appears: string; ms: number };
 
 export interface TrialResult {
   point: KillPoint;
@@ -65,8 +71,12 @@ export async function crashTrial(target: CrashTarget, point: KillPoint, referenc
   const run = start(entry, target);
   const state = { finished: false };
   void run.done.then(() => (state.finished = true));
-  const started = Date.now();
-  const reached = () => ('items' in point ? target.progress() >= point.items : Date.now() - started >= point.ms);
+  let started = 'appears' in point ? Number.POSITIVE_INFINITY : Date.now();
+  const reached = () => {
+    if ('items' in point) return target.progress() >= point.items;
+    if ('appears' in point && started === Number.POSITIVE_INFINITY && existsSync(join(target.out, point.appears))) started = Date.now();
+    return Date.now() - started >= point.ms;
+  };
   while (!state.finished && !reached()) await new Promise((r) => setTimeout(r, 'items' in point ? 5 : 1));
   const progressAtKill = target.progress();
   let killed = false;
@@ -138,9 +148,10 @@ export function pipelineTarget(dir: string, scenes: number): CrashTarget {
   const file = join(dir, 'demo.yaml');
   writeFileSync(file, yaml);
   const out = join(dir, 'out');
-  const stages = ['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze', 'report'];
+  const stages = ['dataset', 'annotate', 'photos', 'prompts', 'answer', 'score', 'analyze', 'report'];
   return {
     name: 'pipeline',
+    out,
     args: ['pipeline', 'run', file, '--out', out],
     env: { GSR_BASE_URL: '', GSR_MODEL: '' },
     progress: () => stages.filter((s) => existsSync(join(out, s, '.stage.json'))).length,
@@ -148,8 +159,10 @@ export function pipelineTarget(dir: string, scenes: number): CrashTarget {
       const snap = snapshotTree(out, (rel) => isLock(rel) || rel.startsWith('.state/'));
       for (const [rel, text] of snap) {
         if (!rel.endsWith('.stage.json')) continue;
-        const r = JSON.parse(text) as { hash: string; digest: string; files: Array<Record<string, unknown>> };
-        snap.set(rel, JSON.stringify({ ...r, hash: '<hash>', digest: '<digest>', files: r.files.map((f) => ({ path: f.path })) }));
+        const r = JSON.parse(text) as { hash: string; parts: Record<string, string>; digest: string; files: Array<Record<string, unknown>> };
+        // The settings and code parts of the hash are compared; the inputs part holds upstream digests.
+        const parts = { ...r.parts, inputs: '<inputs>' };
+        snap.set(rel, JSON.stringify({ ...r, hash: '<hash>', parts, digest: '<digest>', files: r.files.map((f) => ({ path: f.path })) }));
       }
       return snap;
     },
@@ -169,6 +182,7 @@ export async function annotateTarget(dir: string, copies: number): Promise<Crash
   const journal = join(out, 'journal.jsonl');
   return {
     name: 'annotate',
+    out,
     args: ['annotate', '--manifest', manifest, '--detector', 'fastestdet', '--segmenter', 'none', '--depth', 'none', '--models-dir', MODELS_DIR, '--device', 'cpu', '--batch', '1', '--out', out],
     progress: () => (existsSync(journal) ? readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"type":"done"')).length : 0),
     // The journal is the resumable log, not an output: a killed run leaves its own lines in it.
@@ -184,6 +198,7 @@ export async function runTarget(dir: string, count: number): Promise<CrashTarget
   const store = join(dir, 'runs.sqlite');
   return {
     name: 'run',
+    out: dir,
     args: ['run', '--prompts', path, '--model', 'm1', '--base-url', server.url, '--store', store, '--concurrency', '4'],
     progress: () => [...server.answered.values()].reduce((a, b) => a + b, 0),
     async snapshot() {

@@ -49,6 +49,7 @@ function generationSettings(model: ModelConfig, annotationsSha: string | undefin
 export function answerStage(config: PipelineConfig): Stage {
   return {
     name: 'answer',
+    code: [import.meta.url],
     after: ['prompts', 'annotate'],
     // Concurrency and timeouts change how, not what, is asked.
     settings: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined, rate_limit: undefined, tasks: modelTasks(m, config) })),

@@ -19,6 +19,7 @@ export interface ReportStageSummary {
 export function reportStage(config: PipelineConfig): Stage {
   return {
     name: 'report',
+    code: [import.meta.url],
     after: ['dataset', 'prompts', 'score', 'analyze', ...(config.photos ? ['photos'] : [])],
     settings: { title: config.report.title ?? config.name, file: config.report.file },
     async run(ctx): Promise<ReportStageSummary> {

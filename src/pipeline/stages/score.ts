@@ -55,6 +55,7 @@ export function scoreStage(config: PipelineConfig): Stage {
   const mode: ReasoningMode = config.metrics.reasoning.length === 2 ? 'both' : config.metrics.reasoning[0];
   return {
     name: 'score',
+    code: [import.meta.url],
     after: ['prompts', 'annotate', 'answer'],
     settings: { mode, iou: config.metrics.iou, models: config.models.map((m) => ({ name: m.name, tasks: modelTasks(m, config), box: boxFormatOf(m), templates: !!m.templates })), dap: config.prompts.dap.base_task },
     async run(ctx): Promise<ScoreStageSummary> {
