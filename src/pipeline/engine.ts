@@ -188,7 +188,7 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
     if (names.has(s.name)) throw new Error(`stage ${s.name} is defined twice`);
     names.add(s.name);
   }
-  await mkdir(options.out, { recursive: true });
+  // Creates the folder once nothing above it is held, so a refused run writes nothing.
   const lock = lockOutputFolder(options.out, 'gsr pipeline run');
   // Old folders a crash left between the two renames of a folder swap.
   for (const name of await readdir(options.out)) if (/\.old-\d+$/.test(name)) await rm(join(options.out, name), { recursive: true, force: true });

@@ -59,7 +59,7 @@ export function registerDataset(program: Command): void {
           return;
         }
         process.stdout.write(`${countTable(r.counts)}\nwrote ${r.items.length} items to ${out}\n`);
-      }),
+      }, (format, o) => (format === 'whatsup' ? { files: [o.out] } : { folders: [o.out] })),
     );
 
   const synth = dataset
@@ -84,7 +84,7 @@ export function registerDataset(program: Command): void {
           return;
         }
         process.stdout.write(`${countTable(r.counts)}\nwrote ${r.scenes} scenes to ${out} (${r.seconds.toFixed(1)} s, ${r.scenesPerSecond.toFixed(1)} scenes/s)\n`);
-      }),
+      }, (o) => ({ folders: [o.out] })),
     );
   // Commander checks required options of every ancestor, so a sub-command would need synth's --out and
   // --count too: synth checks its own, for its own action only, with commander's message and exit code.
@@ -119,6 +119,6 @@ function registerSnorkelSynth(synth: Command): void {
         const seconds = (performance.now() - started) / 1000;
         if (json) printJson({ ...r, settings, seconds });
         else process.stdout.write(`${benchmarkCountTable(r.counts)}\nwrote ${r.items} snorkel-spatial items to ${r.out} (${seconds.toFixed(2)} s)\n`);
-      }),
+      }, (o) => ({ folders: [o.out] })),
     );
 }

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
 import { getManifest, listManifests, MANIFEST_DIR } from '../../perception/manifest.js';
@@ -63,7 +63,7 @@ export function registerModels(program: Command): void {
           const check = f.sha256Verified ? 'sha256 ok' : 'sha256 not verified (none known)';
           process.stdout.write(`${f.action.padEnd(10)} ${f.path} (${mib(f.bytes)}, ${check})\n`);
         }
-      }),
+      }, (id, o) => ({ inside: [join(o.modelsDir, id)] })),
     );
 
   common(models.command('verify').description("Load a model's files and check them against its contract (names, dtypes, shapes)"))

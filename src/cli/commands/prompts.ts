@@ -40,6 +40,6 @@ export function registerPrompts(program: Command): void {
         if (r.skipped.length > 20) notice(`... and ${r.skipped.length - 20} more skipped items`);
         if (o.json) return printJson(r);
         process.stdout.write(`wrote ${r.prompts} ${r.task} prompts for ${r.items} items to ${r.out}${r.skipped.length ? ` (${r.skipped.length} items skipped)` : ''}\n`);
-      }),
+      }, (o) => ({ files: [o.out] })),
     );
 }

@@ -26,7 +26,7 @@ export function registerResponses(program: Command): void {
         } finally {
           store.close();
         }
-      }),
+      }, (o) => ({ files: [o.out] })),
     );
 
   const importCmd = responses
@@ -49,7 +49,7 @@ export function registerResponses(program: Command): void {
         } finally {
           store.close();
         }
-      }),
+      }, (_file, o) => ({ files: [o.store] })),
     );
   deprecatedOption(importCmd, '--replace', '--force');
 

@@ -65,7 +65,7 @@ export function registerScore(program: Command): void {
           process.stdout.write(`${split.padEnd(12)} n=${c.n} circular=${pct(c.circular)} vanilla=${pct(c.vanilla)} unparsed=${c.unparsed}\n`);
         }
         process.stdout.write(`total average: circular=${pct(result.total_average.circular)} vanilla=${pct(result.total_average.vanilla)}\nwrote ${paths.join(', ')}\n`);
-      }),
+      }, (o) => ({ inside: [o.out ?? 'results'] })),
     );
 
   score
@@ -102,6 +102,6 @@ export function registerScore(program: Command): void {
           process.stdout.write(`${col.padEnd(20)} n=${c.n} g-score=${pct(c.accuracy)} mean_iou=${c.mean_iou?.toFixed(3) ?? '-'} unparsed=${c.unparsed} missing=${c.missing}\n`);
         }
         process.stdout.write(`avg g-score: ${pct(result.avg_g_score)}\nwrote ${paths.join(', ')}\n`);
-      }),
+      }, (o) => ({ inside: [o.out ?? 'results'] })),
     );
 }
