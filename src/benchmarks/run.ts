@@ -9,7 +9,8 @@ import { readBenchItems, writeBenchItems, type BenchItem } from '../formats/benc
 import type { BenchPrompt } from '../formats/chat-prompt.js';
 import { answerers, type Answerer, type AnswererOptions } from '../mllm/index.js';
 import { renderBenchPage } from '../report/bench-page.js';
-import { GsrError } from '../util/errors.js';
+import { confinedRealPath } from '../util/confined.js';
+import { GsrError, errorMessage } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
 import { readJsonFile } from '../util/jsonl.js';
 import { benchmarks } from './registry.js';
@@ -40,7 +41,36 @@ export function countItems(items: Iterable<BenchItem>): ImportSummary['counts'] 
 export async function importBenchmark(name: string, root: string, outDir: string, onProgress?: (done: number, total: number) => void): Promise<ImportSummary> {
   const b = benchmarks.get(name);
   if (!b.importItems) throw new GsrError(`benchmark ${name} has no importer${b.generateItems ? ' (it is generated: gsr dataset synth ' + name + ')' : ''}`);
-  return writeItemSet(name, await b.importItems(root, onProgress), outDir);
+  const set = await b.importItems(root, onProgress);
+  await checkImages(b, set, root);
+  return writeItemSet(name, set, outDir);
+}
+
+/**
+ * Every image an imported item's prompts would send (with the plug-in's default prompt settings)
+ * must resolve inside the item's root, or the copy's `root` for an item without one: the What'sUp
+ * rule (docs/security.md), kept here for every importer, whatever it checked itself. All or nothing,
+ * like the import. Items whose prompts need settings are left to the prompt writer, which checks too.
+ */
+async function checkImages(b: Benchmark, set: ItemSet, root: string): Promise<void> {
+  const seen = new Set<string>();
+  for (const item of set.items) {
+    let drafts;
+    try {
+      drafts = b.buildPrompts(item, {}, set.context);
+    } catch {
+      continue;
+    }
+    for (const d of drafts) {
+      for (const p of d.parts) {
+        if (p.type !== 'image' || seen.has(p.image)) continue;
+        seen.add(p.image);
+        await confinedRealPath(p.image, item.root ?? root).catch((err: NodeJS.ErrnoException) => {
+          throw new GsrError(`item ${item.id}: ${err instanceof GsrError ? err.message : `cannot read image ${p.image}: ${err.code ?? errorMessage(err)}`}`);
+        });
+      }
+    }
+  }
 }
 
 async function writeItemSet(name: string, set: ItemSet, outDir: string): Promise<ImportSummary> {
@@ -66,7 +96,8 @@ export async function generateBenchmark(name: string, settings: Record<string, u
 
 /** Reads an item set back, each item checked by its plug-in; items without `root` get the set's folder. */
 export async function loadItemSet(dir: string): Promise<{ benchmark: Benchmark; items: Map<string, BenchItem>; context: unknown }> {
-  const raw = await readBenchItems(join(dir, ITEMS_FILE));
+  // The set's own files are read only inside its folder (a link out of it is refused).
+  const raw = await readBenchItems(await confinedRealPath(join(dir, ITEMS_FILE), dir).catch(setFileError(join(dir, ITEMS_FILE))));
   if (raw.length === 0) throw new GsrError(`${join(dir, ITEMS_FILE)}: no items`);
   const name = raw[0].benchmark;
   const b = benchmarks.get(name);
@@ -77,8 +108,14 @@ export async function loadItemSet(dir: string): Promise<{ benchmark: Benchmark; 
     // An item without a root (a generated set) resolves its paths against its items file's folder.
     items.set(r.id, b.parseItem(r.root === undefined ? { ...r, root: resolve(dir) } : r));
   }
-  return { benchmark: b, items, context: await readJsonFile(join(dir, CONTEXT_FILE)) };
+  return { benchmark: b, items, context: await readJsonFile(await confinedRealPath(join(dir, CONTEXT_FILE), dir).catch(setFileError(join(dir, CONTEXT_FILE)))) };
 }
+
+/** Words a missing or escaping item-set file as a GsrError. */
+const setFileError = (path: string) => (err: NodeJS.ErrnoException): never => {
+  if (err instanceof GsrError) throw err;
+  throw new GsrError(err.code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path}: ${err.code ?? errorMessage(err)}`);
+};
 
 /** A plug-in baseline when `kind` names one, else an answerer from the registry (openai, ...). */
 export async function benchAnswerer(b: Benchmark, items: ReadonlyMap<string, BenchItem>, kind: string, options: AnswererOptions): Promise<Answerer> {
