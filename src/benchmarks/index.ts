@@ -2,7 +2,7 @@
 export type * from './types.js';
 export { benchmarks, registerBenchmark } from './registry.js';
 export { writeBenchPromptFile, benchPromptKey, BENCH_PROMPT_KEY_VERSION, type BenchPromptsSummary } from './prompts-file.js';
-export { scoreResponses, scoreCells, type ResponseLike } from './score.js';
+export { scoreResponses, scoreCells, judgeOutput, JUDGED_CHARS, type ResponseLike } from './score.js';
 export { importBenchmark, generateBenchmark, loadItemSet, benchAnswerer, scoreModels, writeBenchReport, countItems, ITEMS_FILE, CONTEXT_FILE, type ImportSummary, type BenchScores } from './run.js';
 
 import { registerBenchmark } from './registry.js';

@@ -10,7 +10,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import '../benchmarks/index.js';
 import { benchAnswerer, generateBenchmark, importBenchmark, loadItemSet, scoreModels, writeBenchReport } from '../benchmarks/run.js';
-import { benchmarks, writeBenchPromptFile, type Benchmark, type ResponseLike } from '../benchmarks/index.js';
+import { benchmarks, judgeOutput, writeBenchPromptFile, type Benchmark, type ResponseLike } from '../benchmarks/index.js';
 import type { BenchItem } from '../formats/bench-item.js';
 import { isBenchPrompt, type AnyPrompt } from '../formats/prompts.js';
 import { readBenchPrompts } from '../formats/chat-prompt.js';
@@ -100,7 +100,7 @@ function validator(b: Benchmark, items: ReadonlyMap<string, BenchItem>) {
     const item = items.get(p.item);
     if (item === undefined || !isBenchPrompt(p)) return null;
     try {
-      const j = b.judge(item, p, output, b.modes[0]);
+      const j = judgeOutput(b, item, p, output, b.modes[0]);
       return j.valid ? null : (j.reason ?? 'invalid');
     } catch (err) {
       return `judge failed: ${errorMessage(err)}`;
