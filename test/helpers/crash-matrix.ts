@@ -7,9 +7,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { importWhatsupToManifest } from '../../src/datasets/index.js';
+import { synthesizeDataset } from '../../src/datasets/index.js';
 import { RunStore } from '../../src/mllm/index.js';
-import { MODELS_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT } from './cli.js';
+import { FIXTURE_ANNOTATOR, writeFixtureModels } from './annotator-fixtures.js';
+import { REPO_ROOT } from './cli.js';
 import { startFakeServer, type FakeServer } from '../mllm/fake-server.js';
 import { writePrompts } from '../mllm/prompt-fixtures.js';
 
@@ -26,6 +27,11 @@ export interface CrashTarget {
   snapshot(): Promise<Map<string, string>>;
   /** Removes every output, so that the next run starts from nothing. */
   reset(): void;
+  /**
+   * Parts of the run a kill can be aimed at, read after the reference run: the path that appears
+   * when the part starts (relative to `out`) and how long the part took.
+   */
+  parts?(): Array<{ appears: string; ms: number }>;
   close?(): Promise<void>;
 }
 
@@ -90,6 +96,22 @@ export async function crashTrial(target: CrashTarget, point: KillPoint, referenc
   return { point, killed, progressAtKill, identical: difference === undefined, difference };
 }
 
+/**
+ * `n` seeded random kill points for a target whose reference run took `refMs`: half at a random time
+ * of the whole run, half (where the target has parts) at a random time inside a random part, 10%
+ * past its reference length included, so short stages are hit as often as long ones.
+ */
+export function randomKillPoints(target: CrashTarget, refMs: number, rnd: () => number, n: number): KillPoint[] {
+  const parts = target.parts?.() ?? [];
+  return Array.from({ length: n }, () => {
+    if (parts.length > 0 && rnd() < 0.5) {
+      const p = parts[Math.floor(rnd() * parts.length)];
+      return { appears: p.appears, ms: Math.round(rnd() * 1.1 * p.ms) };
+    }
+    return { ms: Math.round(rnd() * 0.95 * refMs) };
+  });
+}
+
 function firstDifference(a: Map<string, string>, b: Map<string, string>): string | undefined {
   for (const [path, text] of a) if (b.get(path) !== text) return b.has(path) ? `${path} differs` : `${path} missing`;
   for (const path of b.keys()) if (!a.has(path)) return `${path} extra`;
@@ -132,7 +154,7 @@ export function snapshotTree(dir: string, skip: (rel: string) => boolean): Map<s
   return new Map([...out].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-const isLock = (rel: string) => rel === '.gsr.lock' || rel === '.gsr.lock.owner';
+const isLock = (rel: string) => rel.split('/').pop()!.startsWith('.gsr.lock');
 
 /**
  * `gsr pipeline run` of the demo (pipelines/demo.yaml) with `scenes` synthetic scenes (the file's own
@@ -167,26 +189,32 @@ export function pipelineTarget(dir: string, scenes: number): CrashTarget {
       return snap;
     },
     reset: () => rmSync(out, { recursive: true, force: true }),
+    parts: () =>
+      stages.filter((s) => existsSync(join(out, s, '.stage.json'))).map((s) => ({
+        appears: `.${s}.partial`,
+        ms: 1000 * (JSON.parse(readFileSync(join(out, s, '.stage.json'), 'utf8')) as { seconds: number }).seconds,
+      })),
   };
 }
 
-/** `gsr annotate` with the shipped FastestDet on the What'sUp sample photos, `copies` times over; progress counts journal `done` lines. */
-export async function annotateTarget(dir: string, copies: number): Promise<CrashTarget> {
-  const base = join(dir, 'base.jsonl');
-  await importWhatsupToManifest(WHATSUP_SAMPLE_ROOT, base);
-  const lines = readFileSync(base, 'utf8').trim().split('\n');
-  const manifest = join(dir, 'm.jsonl');
-  const items = Array.from({ length: copies }, (_, k) => lines.map((l) => JSON.stringify({ ...JSON.parse(l), id: `r${k}/${JSON.parse(l).id}` }))).flat();
-  writeFileSync(manifest, items.join('\n') + '\n');
+/**
+ * `gsr annotate` with the fixture annotator (project-made ONNX models: boxes, masks, metric depth) on
+ * `images` synthetic scenes; progress counts journal `done` lines. The journal is compared too: a
+ * resumed run's journal equals an uninterrupted run's, times aside.
+ */
+export async function annotateTarget(dir: string, images: number): Promise<CrashTarget> {
+  const models = join(dir, 'models');
+  writeFixtureModels(models);
+  await synthesizeDataset({ out: join(dir, 'syn'), count: images, seed: 4, width: 160, height: 120, format: 'png', workers: 0 });
   const out = join(dir, 'out');
   const journal = join(out, 'journal.jsonl');
   return {
     name: 'annotate',
     out,
-    args: ['annotate', '--manifest', manifest, '--detector', 'fastestdet', '--segmenter', 'none', '--depth', 'none', '--models-dir', MODELS_DIR, '--device', 'cpu', '--batch', '1', '--out', out],
+    args: ['annotate', '--manifest', join(dir, 'syn', 'manifest.jsonl'), '--detector', FIXTURE_ANNOTATOR.detector, '--segmenter', FIXTURE_ANNOTATOR.segmenter, '--depth', FIXTURE_ANNOTATOR.depth,
+      '--models-dir', models, '--device', 'cpu', '--batch', '1', '--out', out],
     progress: () => (existsSync(journal) ? readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"type":"done"')).length : 0),
-    // The journal is the resumable log, not an output: a killed run leaves its own lines in it.
-    snapshot: async () => snapshotTree(out, (rel) => isLock(rel) || rel === 'journal.jsonl'),
+    snapshot: async () => snapshotTree(out, isLock),
     reset: () => rmSync(out, { recursive: true, force: true }),
   };
 }
