@@ -22,9 +22,9 @@ export default async function bench() {
   const x = [0.05, 0.12, 0.18, 0.22, 0.31, 0.35, 0.42, 0.5, 0.58];
   const y = [0.31, 0.36, 0.35, 0.44, 0.47, 0.52, 0.5, 0.61, 0.66];
   const olsSimple = timeIt(() => ols(y, { x }), 2000).ms_per_call;
-  const rows = readFileSync(new URL('../test/analysis/fixtures/mtcars.csv', import.meta.url), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+  const rows = readFileSync(new URL('../test/analysis/fixtures/regression-data.csv', import.meta.url), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
   const col = (i: number) => rows.map((r) => Number(r[i]));
-  const olsMtcars = timeIt(() => ols(col(1), { wt: col(6), hp: col(4) }), 1000).ms_per_call;
+  const olsTwo = timeIt(() => ols(col(1), { x1: col(2), x2: col(3) }), 1000).ms_per_call;
 
   const rand = seededRandom(1);
   const items = Array.from({ length: 4958 }, () => (rand() < 0.6 ? 1 : 0));
@@ -70,7 +70,7 @@ export default async function bench() {
 
   return {
     ols_one_regressor_9_points_ms: +olsSimple.toFixed(4),
-    ols_two_regressors_32_points_ms: +olsMtcars.toFixed(4),
+    ols_two_regressors_32_points_ms: +olsTwo.toFixed(4),
     bootstrap_4958_items_2000_resamples_ms: +boot.toFixed(1),
     leave_one_out_16_models_ms: +loo.toFixed(2),
     rounding_ranges_16_models_ms: +rounding.toFixed(2),

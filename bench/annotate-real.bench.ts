@@ -1,7 +1,8 @@
 /**
  * gsr annotate at real model size (docs/perception.md, "Speed at real model size"): GroundingDINO-T,
  * SAM ViT-B and Depth Anything V2 small, random weights, built by `npm run bench:models`, on the 16
- * sample photos; beside the Python reference pipeline (bench/real_reference.py: Transformers + torch,
+ * What'sUp sample photos when they are beside the repository (test/helpers/shared.ts), else on 16
+ * rendered scenes at their size (1127x843); beside the Python reference pipeline (bench/real_reference.py: Transformers + torch,
  * same weights, photos and threads) in the same run; the outputs compared; then the int8 variant;
  * then ZoeDepth depth-only on the first --zoe-photos photos, both pipelines. Run by name only:
  *
@@ -21,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fileStemForId, targetsFromManifest, type AnnotateTarget } from '../src/annotate/targets.js';
 import { importWhatsupToManifest, synthesizeDataset } from '../src/datasets/index.js';
+import { sharedPath } from '../test/helpers/shared.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = join(here, '..');
@@ -124,8 +126,14 @@ export default async function bench() {
 
   const dir = mkdtempSync(join(tmpdir(), 'gsr-annotate-real-'));
   try {
-    const manifest = join(dir, 'photos.jsonl');
-    await importWhatsupToManifest(join(repo, 'data/whatsup-sample/data'), manifest);
+    const sample = sharedPath('whatsupSample');
+    let manifest = join(dir, 'photos.jsonl');
+    if (sample) {
+      await importWhatsupToManifest(join(sample, 'data'), manifest);
+    } else {
+      await synthesizeDataset({ out: join(dir, 'rendered'), count: 16, seed: 7, width: 1127, height: 843 });
+      manifest = join(dir, 'rendered', 'manifest.jsonl');
+    }
     const all = await targetsFromManifest(manifest);
     const photos = all.slice(0, Number(a.photos));
     writeFileSync(manifest, readFileSync(manifest, 'utf8').trim().split('\n').slice(0, photos.length).join('\n') + '\n');
@@ -134,6 +142,7 @@ export default async function bench() {
     const base = { mode: 'annotate', manifest, modelsDir, device, threads, ...models, params: { pad_size: `${pad[0]}x${pad[1]}` } };
     const result: Record<string, unknown> = {
       photos: photos.length,
+      images: sample ? "the What'sUp sample photos" : 'rendered scenes, 1127x843 (the What\'sUp sample photos are not beside the repository)',
       threads,
       device,
       cpus: cpus().length,

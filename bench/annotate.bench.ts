@@ -1,20 +1,25 @@
 /**
  * gsr annotate: peak memory against the number of images (target: flat), and end-to-end images/s
- * with the fixture models on the 16 real photos. Each memory point runs in a fresh process.
+ * with the fixture models on 16 rendered scenes at the What'sUp photos' size (1127x843), and on the
+ * 16 What'sUp sample photos when they are beside the repository (test/helpers/shared.ts). Each
+ * memory point runs in a fresh process.
  *
  * The memory sweep cycles 100 rendered synthetic scenes (320x240) under distinct item ids, so each
- * count decodes, annotates and journals that many images. Sweep A: the real FastestDet, boxes only,
- * at 250/1000/2000 images. Sweep B: the full pipeline (fixture GroundingDINO firing on every phrase,
+ * count decodes, annotates and journals that many images. Sweep A: FastestDet, boxes only (the
+ * random-weight file with the real model's contract, test/fixtures/perception/fastestdet), at
+ * 250/1000/2000 images. Sweep B: the full pipeline (fixture GroundingDINO firing on every phrase,
  * fixture SAM masks, fixture metric depth + 16-bit PNGs) at fewer images, since it is ~5x slower.
+ * With the real FastestDet beside the repository, its boxes-only run on the photos is added.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { synthesizeDataset } from '../src/datasets/index.js';
 import { importWhatsupToManifest } from '../src/datasets/index.js';
 import { writeFixtureModels } from '../test/helpers/annotator-fixtures.js';
+import { sharedPath } from '../test/helpers/shared.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = join(here, '..');
@@ -67,21 +72,37 @@ export default async function bench() {
     const boxes = sweep('fastestdet', [250, 1000, 2000], { detector: 'fastestdet', segmenter: null, depth: null }, { score_threshold: 0.05 });
     const full = sweep('full-fixtures', [50, 200], fullPipeline);
 
-    // End to end on the 16 real photos with the fixture models (pipeline cost, not model cost).
-    const manifest = join(dir, 'real.jsonl');
-    await importWhatsupToManifest(join(repo, 'data/whatsup-sample/data'), manifest);
-    const real = runWorker({ manifest, outDir: join(dir, 'out-real'), modelsDir: models, ...fullPipeline });
-    const realFastestdet = runWorker({ manifest, outDir: join(dir, 'out-real-fd'), modelsDir: models, detector: 'fastestdet', segmenter: null, depth: null });
+    // End to end on 16 photo-sized renders with the fixture models (pipeline cost, not model cost).
+    const largeDir = join(dir, 'large');
+    await synthesizeDataset({ out: largeDir, count: 16, seed: 7, width: 1127, height: 843 });
+    const largeManifest = join(largeDir, 'manifest.jsonl');
+    const rendered = {
+      full_fixture_pipeline: runWorker({ manifest: largeManifest, outDir: join(dir, 'out-large'), modelsDir: models, ...fullPipeline }),
+      fastestdet_boxes_only: runWorker({ manifest: largeManifest, outDir: join(dir, 'out-large-fd'), modelsDir: models, detector: 'fastestdet', segmenter: null, depth: null }),
+    };
+    // The same on the What'sUp sample photos, and the real FastestDet, when they are beside the repository.
+    const photos: Record<string, WorkerResult | string> = {};
+    const sample = sharedPath('whatsupSample');
+    if (sample) {
+      const manifest = join(dir, 'real.jsonl');
+      await importWhatsupToManifest(join(sample, 'data'), manifest);
+      photos.full_fixture_pipeline = runWorker({ manifest, outDir: join(dir, 'out-real'), modelsDir: models, ...fullPipeline });
+      const real = sharedPath('fastestdet');
+      if (real) {
+        const realModels = join(dir, 'real-models');
+        mkdirSync(join(realModels, 'fastestdet'), { recursive: true });
+        symlinkSync(join(real, 'FastestDet.onnx'), join(realModels, 'fastestdet', 'FastestDet.onnx'));
+        photos.real_fastestdet_boxes_only = runWorker({ manifest, outDir: join(dir, 'out-real-fd'), modelsDir: realModels, detector: 'fastestdet', segmenter: null, depth: null });
+      }
+    }
 
     const ratio = (a: WorkerResult[]) => Math.round((a[a.length - 1]!.peak_rss_mib / a[0]!.peak_rss_mib) * 100) / 100;
     return {
       memory_sweep_fastestdet_boxes: boxes,
       memory_sweep_full_fixture_pipeline: full,
       peak_rss_ratio_largest_to_smallest: { fastestdet_boxes_2000_vs_250: ratio(boxes), full_fixtures_200_vs_50: ratio(full) },
-      real_photos_16: {
-        full_fixture_pipeline: real,
-        fastestdet_boxes_only: realFastestdet,
-      },
+      rendered_1127x843_16: rendered,
+      whatsup_sample_photos_16: sample ? photos : 'not run: the What\'sUp sample photos are not beside the repository',
       notes:
         'peak_rss_mib is the kernel max RSS of a fresh process running one annotate() call; images/s excludes model loading. ' +
         'Synthetic sweeps cycle 100 rendered 320x240 scenes under distinct ids. Fixture models compute trivial functions, so ' +

@@ -1,5 +1,7 @@
 /**
- * Pre-processing speed per model (image file -> float32 input tensor) on the 16 real photos, side by
+ * Pre-processing speed per model (image file -> float32 input tensor) on 16 images: the What'sUp
+ * sample photos when they are beside the repository (test/helpers/shared.ts), else 16 scenes of the
+ * project's renderer at the photos' size (1127x843 JPEG, written to a temporary folder); side by
  * side in one run with (1) @huggingface/transformers' image processors built locally from config
  * objects and (2) sharp's own decode+resize floor to the same size; plus the ports end to end on
  * the generated fixture models. Methods are interleaved over rounds; the best round counts.
@@ -23,11 +25,28 @@ import {
 } from '../src/perception/preprocess.js';
 import { depthEstimators, detectors, segmenters } from '../src/perception/registry.js';
 import { Float32Pool } from '../src/perception/tensor-pool.js';
-import { SAMPLE_PHOTOS, SAMPLE_ROOT } from '../test/perception/paths.js';
+import { renderSyntheticScene } from '../src/datasets/synth/produce.js';
+import { sharedPath } from '../test/helpers/shared.js';
+import { SAMPLE_PHOTOS } from '../test/perception/paths.js';
 import { writeDepthFixture, writeGroundingDinoFixture, writeSamDecoderFixture, writeSamEncoderFixture } from '../test/helpers/onnx-fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const PHOTOS = SAMPLE_PHOTOS.map((p) => join(SAMPLE_ROOT, p));
+/** The images timed: set by the bench before anything runs. */
+let PHOTOS: string[] = [];
+
+/** The What'sUp sample photos when present, else 16 renders of their size written as JPEG. */
+async function benchImages(): Promise<{ files: string[]; source: string }> {
+  const sample = sharedPath('whatsupSample');
+  if (sample) return { files: SAMPLE_PHOTOS.map((p) => join(sample, 'data', p)), source: "the 16 What'sUp sample photos" };
+  const dir = mkdtempSync(join(tmpdir(), 'gsr-preprocess-bench-'));
+  const files: string[] = [];
+  for (let i = 0; i < 16; i++) {
+    const { rendered } = renderSyntheticScene(7, i, 1127, 843);
+    files.push(join(dir, `render-${i}.jpg`));
+    await sharp(rendered.rgb, { raw: { width: 1127, height: 843, channels: 3 } }).jpeg({ quality: 90 }).toFile(files[i]!);
+  }
+  return { files, source: '16 rendered scenes, 1127x843 JPEG (the What\'sUp sample photos are not beside the repository)' };
+}
 const ROUNDS = Number(process.env.GSR_BENCH_ROUNDS ?? 5);
 
 const IMNET = { image_mean: [0.485, 0.456, 0.406], image_std: [0.229, 0.224, 0.225], do_rescale: true, rescale_factor: 1 / 255, do_normalize: true };
@@ -127,6 +146,8 @@ async function pooled(p: Promise<{ data: Float32Array }>): Promise<void> {
 }
 
 export default async function preprocessBench() {
+  const images = await benchImages();
+  PHOTOS = images.files;
   // Every call decodes its file, as an annotation run does (each image once): without this, libvips'
   // operation cache hands later rounds the decoded image of earlier ones.
   sharp.cache(false);
@@ -168,6 +189,7 @@ export default async function preprocessBench() {
   const end_to_end_fixtures = await endToEnd();
   return {
     photos: PHOTOS.length,
+    images: images.source,
     rounds: ROUNDS,
     note: 'images/s from the sum over photos of each photo\'s fastest of the rounds (median_round_images_per_s: the median whole round); gsr = file -> float32 tensor (output array reused as the ports do); transformers_js = RawImage.read + processor; sharp_floor = sharp decode + resize to the same size, raw 8-bit; libvips operation cache off for all',
     models,

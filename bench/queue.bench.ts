@@ -1,7 +1,8 @@
 /**
  * The job queue's cost (`npm run bench -- queue`), side by side with a local run of the same work:
  *  - annotation with the fixture annotator (docs/annotate.md): local, then queued to 1 and 2 workers;
- *  - the shard size: boxes-only FastestDet (cheap per image, so the per-job cost shows) at 1-64 images
+ *  - the shard size: boxes-only FastestDet (the random-weight file with the real model's contract,
+ *    test/fixtures/perception/fastestdet; cheap per image, so the per-job cost shows) at 1-64 images
  *    per job over 2 workers;
  *  - prompts: a local run against a fake endpoint, then queued to 1 and 3 workers; and prompts to the
  *    instant `random` baseline, where the queue is nearly all that is measured.

@@ -33,7 +33,7 @@ export default async function snorkelBench(): Promise<Record<string, unknown>> {
     const longest = await timed(() => generateBenchmark('snorkel-spatial', { count, seed: 7, actions: [200] }, join(dir, 'a200')));
     const items = generateSnorkelItems({ count, seed: 7 }).items;
     const replay = await timed(() => items.map(oracleAnswer));
-    const prompts = await timed(() => items.map(buildSnorkelPrompts));
+    const prompts = await timed(() => items.map((i) => buildSnorkelPrompts(i)));
     return {
       target_items_per_second: 200,
       published_mix: { actions: [10, 20, 50, 100, 200], ...rate(count, mix.ms) },

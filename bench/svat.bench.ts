@@ -10,8 +10,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateBenchmark } from '../src/benchmarks/index.js';
 import { detectedAnswer } from '../src/benchmarks/svat/check.js';
-import { renderShot, sampleEpisode, type Backgrounds } from '../src/benchmarks/svat/episode.js';
-import { balancedAnswers, combinations, DEFAULT_PHOTOS, loadPhotos, parseSvatGenerateSettings, roomScenes } from '../src/benchmarks/svat/generate.js';
+import { CHECK_DRAWING, renderShot, sampleEpisode, type Backgrounds } from '../src/benchmarks/svat/episode.js';
+import { balancedAnswers, combinations, parseSvatGenerateSettings, photoStandIns, roomScenes } from '../src/benchmarks/svat/generate.js';
 import { BACKGROUND_SETS, OBJECT_COUNTS, OBJECT_SETS, TEXT_MODES } from '../src/benchmarks/svat/spec.js';
 import { Rng } from '../src/util/random.js';
 
@@ -27,7 +27,7 @@ async function timed(out: string, settings: Record<string, unknown>) {
 }
 
 async function labelCheck(count: number) {
-  const backgrounds: Backgrounds = { I4: roomScenes(3, 512, 512), I5: await loadPhotos(DEFAULT_PHOTOS, 512, 512) };
+  const backgrounds: Backgrounds = { I4: roomScenes(3, 512, 512), I5: photoStandIns(3, 512, 512) };
   const combos = combinations(parseSvatGenerateSettings({ out: '-', background: BACKGROUND_SETS, objects: OBJECT_SETS, distractors: OBJECT_COUNTS, text: TEXT_MODES }));
   const per = Math.ceil(count / combos.length);
   let items = 0;
@@ -37,10 +37,10 @@ async function labelCheck(count: number) {
   for (const [ci, phi] of combos.entries()) {
     const answers = balancedAnswers(per, new Rng(3, ci, 0x5a17));
     for (let i = 0; i < per && items < count; i++, items++) {
-      const ep = sampleEpisode(new Rng(3, ci, i), { phi, shots: 4, width: 512, height: 512, id: `${ci}-${i}`, answer: answers[i] }, backgrounds);
+      const ep = sampleEpisode(new Rng(3, ci, i), { phi, shots: 4, width: 512, height: 512, id: `${ci}-${i}`, answer: answers[i], ...CHECK_DRAWING }, backgrounds);
       for (const shot of [...ep.demos, ep.query]) {
         images++;
-        if (detectedAnswer(renderShot(ep, ep.backgroundRaster, shot.target), ep) === shot.answer) agree++;
+        if (detectedAnswer(renderShot(ep, ep.backgroundRaster, shot), ep.line, shot.objects[0]) === shot.answer) agree++;
       }
     }
   }

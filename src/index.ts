@@ -32,7 +32,7 @@ export {
   type PipelineConfig,
 } from './formats/index.js';
 
-export { importWhatsup, importWhatsupToManifest, synthesizeDataset, parseCaption } from './datasets/index.js';
+export { importWhatsup, importWhatsupToManifest, synthesizeDataset, writeWhatsupLayout, parseCaption } from './datasets/index.js';
 export { detectors, segmenters, depthEstimators, loadImage, listModels, pullModel } from './perception/index.js';
 export { annotate, targetsFromManifest, targetsFromImages, annotationQuality } from './annotate/index.js';
 export { buildPromptFile, buildItemPrompts } from './prompts/index.js';

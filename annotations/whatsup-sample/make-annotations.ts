@@ -1,8 +1,10 @@
 /**
  * Writes annotations.json (COCO, gsr-bench's fields) from the hand-drawn boxes in boxes.json, taking
- * image sizes, item ids and the subject/object phrases from the What'sUp sample's own records.
+ * image sizes, item ids and the subject/object phrases from the What'sUp sample's own records. The
+ * photos are not in the repository: give their What'sUp-layout data folder (default: the shared
+ * folder beside the checkout, ../shared/data/whatsup-sample/data).
  *
- *   npx tsx annotations/whatsup-sample/make-annotations.ts
+ *   npx tsx annotations/whatsup-sample/make-annotations.ts [PHOTOS_DATA_FOLDER]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +14,7 @@ import { writeCocoFile, type CocoAnnotation, type CocoImage } from '../../src/fo
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const boxes = JSON.parse(readFileSync(join(here, 'boxes.json'), 'utf8')).items as Record<string, Partial<Record<'subject' | 'object', number[]>>>;
-const { items } = await importWhatsup(join(here, '..', '..', 'data', 'whatsup-sample', 'data'));
+const { items } = await importWhatsup(process.argv[2] ?? join(here, '..', '..', '..', 'shared', 'data', 'whatsup-sample', 'data'));
 const images: CocoImage[] = [];
 const annotations: CocoAnnotation[] = [];
 for (const [i, item] of items.entries()) {

@@ -34,25 +34,49 @@ export function bootstrapMean(values: number[], options: BootstrapOptions = {}):
  * or Avg G-Score = mean of column accuracies). Resamples within each group; empty groups are ignored.
  */
 export function bootstrapMeanOfMeans(groups: number[][], options: BootstrapOptions = {}): BootstrapInterval {
+  return bootstrapMeanOfRatios(groups.map((num) => ({ num })), options);
+}
+
+/** A group's items: the group's statistic is sum(num) / sum(den) (den 1 per item when absent: the mean). */
+export interface RatioGroup {
+  num: readonly number[];
+  den?: readonly number[];
+}
+
+/**
+ * Bootstrap CI of the mean over groups of each group's ratio sum(num) / sum(den), resampling items
+ * within each group. A pooled accuracy over clustered records (VanillaEval: prompts right / prompts,
+ * with an item's rotations as one cluster) is num = right, den = rotations per item, so the interval
+ * is over the same estimator as the point. Empty groups are ignored.
+ */
+export function bootstrapMeanOfRatios(groups: RatioGroup[], options: BootstrapOptions = {}): BootstrapInterval {
   const resamples = options.resamples ?? 2000;
   const level = options.level ?? 0.95;
   const seed = options.seed ?? 0;
-  const used = groups.filter((g) => g.length > 0);
-  const n = used.reduce((s, g) => s + g.length, 0);
+  const used = groups.filter((g) => g.num.length > 0);
+  for (const g of used) if (g.den && g.den.length !== g.num.length) throw new RangeError('bootstrap: num and den differ in length');
+  const n = used.reduce((s, g) => s + g.num.length, 0);
   if (used.length === 0) return { estimate: NaN, low: NaN, high: NaN, level, resamples, seed, n };
   const rand = seededRandom(seed);
   const stats = new Float64Array(resamples);
   for (let b = 0; b < resamples; b++) {
     let total = 0;
-    for (const g of used) {
+    for (const { num, den } of used) {
+      const len = num.length;
       let sum = 0;
-      for (let i = 0; i < g.length; i++) sum += g[Math.floor(rand() * g.length)];
-      total += sum / g.length;
+      let weight = 0;
+      for (let i = 0; i < len; i++) {
+        const at = Math.floor(rand() * len);
+        sum += num[at];
+        weight += den ? den[at] : 1;
+      }
+      total += sum / weight;
     }
     stats[b] = total / used.length;
   }
   const sorted = Array.from(stats).sort((a, b) => a - b);
   const alpha = (1 - level) / 2;
-  const estimate = used.reduce((s, g) => s + g.reduce((a, v) => a + v, 0) / g.length, 0) / used.length;
+  const sumOf = (v: readonly number[]) => v.reduce((a, x) => a + x, 0);
+  const estimate = used.reduce((s, g) => s + sumOf(g.num) / (g.den ? sumOf(g.den) : g.num.length), 0) / used.length;
   return { estimate, low: quantileSorted(sorted, alpha), high: quantileSorted(sorted, 1 - alpha), level, resamples, seed, n };
 }

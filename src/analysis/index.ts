@@ -3,9 +3,9 @@ export { ols, tTwoSidedP, simplePredictionBand, type OlsResult, type OlsOptions,
 /** Pearson and Spearman correlation with p-values. */
 export { pearson, spearman, averageRanks, type Correlation } from './correlation.js';
 /** Seeded percentile bootstrap confidence intervals. */
-export { bootstrapMean, bootstrapMeanOfMeans, type BootstrapInterval, type BootstrapOptions } from './bootstrap.js';
-/** Exact McNemar, exact binomial and z tests against chance. */
-export { mcnemarExact, mcnemarPaired, binomialTest, proportionZTest, type McNemarResult, type BinomialTestResult } from './tests.js';
+export { bootstrapMean, bootstrapMeanOfMeans, bootstrapMeanOfRatios, type BootstrapInterval, type BootstrapOptions, type RatioGroup } from './bootstrap.js';
+/** Exact McNemar, exact binomial, Poisson-binomial and z tests against chance. */
+export { mcnemarExact, mcnemarPaired, binomialTest, poissonBinomialUpper, circularChanceTest, proportionZTest, type McNemarResult, type BinomialTestResult } from './tests.js';
 /** Regression across models: tables from CSV, fits, statsmodels-like summary, leave-one-out. */
 export {
   tableFromCsv,
@@ -22,7 +22,7 @@ export { leaveOneOut, withoutRow, formatInfluence, type InfluenceReport, type In
 /** How far a fit can move within the rounding of its printed inputs. */
 export { roundingSensitivity, formatRounding, type RoundingSensitivity } from './rounding.js';
 /** Metrics read from results folders by name (`reasoning:whatsup-a:circular`, `grounding:whatsup-a/subject`). */
-export { parseMetric, metricValue, tableFromResults, type MetricSpec } from './metrics.js';
+export { parseMetric, metricValue, tableFromResults, groundingWithoutBoxes, NO_BOX_SHARE, type MetricSpec } from './metrics.js';
 /** Per-item outcomes folded from scored records (CircularEval / VanillaEval), grouping helpers. */
 export { ItemOutcomeFolder, groundingOutcome, groupBy, shareTrue } from './outcomes.js';
 /** Monte-Carlo power and false-positive rate of the cross-model regression; exact power from the noncentral t. */
@@ -55,3 +55,7 @@ export { relabelModel, truthBoxes, regressionShift, type RelabelModel, type Rela
 export { cohenKappa, type KappaResult } from './agreement.js';
 /** Measured beside the GSR-Bench paper's published Tables 1-3. */
 export { comparePublished, formatPublished, paperModelFor, TABLE1_SPLITS, TABLE2_COLUMNS, type PublishedCell, type PublishedComparison } from './published.js';
+/** What'sUp's own metrics (individual, pair, set, confusion) from results folders, and beside What'sUp's published rows. */
+export { buildWhatsupTable, whatsupBesidePublished, formatWhatsupTable, formatWhatsupPublished, type WhatsupRow, type WhatsupTable, type WhatsupPublished } from './whatsup.js';
+/** The one p-value format of every table and summary. */
+export { formatP } from '../util/stats.js';

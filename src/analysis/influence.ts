@@ -1,6 +1,7 @@
 import { multiply, pinv, transpose } from 'mathjs';
 import { regress, type RegressionReport, type RegressionTable } from './regression.js';
 import type { RoundingSensitivity } from './rounding.js';
+import { formatP } from '../util/stats.js';
 
 /** What leaving one row out does to the fit of the first regressor. */
 export interface InfluenceRow {
@@ -63,10 +64,10 @@ export function formatInfluence(r: { coefficient: string; rows: (InfluenceRow & 
   const head = `${'left out'.padEnd(width)}${'slope'.padStart(9)}${'p'.padStart(9)}${'R²'.padStart(8)}${"Cook's D".padStart(10)}${'leverage'.padStart(10)}`;
   const lines = [`Leave-one-out fits (slope of ${r.coefficient}); Cook's distance and leverage in the fit with every row`, head + (withRounding ? '   slope range (rounding)   p range (rounding)' : '')];
   for (const row of r.rows) {
-    let line = `${row.label.padEnd(width)}${row.slope.toFixed(3).padStart(9)}${row.p.toFixed(4).padStart(9)}${row.r2.toFixed(3).padStart(8)}${row.cooks_d.toFixed(3).padStart(10)}${row.leverage.toFixed(3).padStart(10)}`;
+    let line = `${row.label.padEnd(width)}${row.slope.toFixed(3).padStart(9)}${formatP(row.p).padStart(9)}${row.r2.toFixed(3).padStart(8)}${row.cooks_d.toFixed(3).padStart(10)}${row.leverage.toFixed(3).padStart(10)}`;
     if (row.rounding) {
       const { slope, p } = row.rounding;
-      line += `   [${slope.low.toFixed(3)}, ${slope.high.toFixed(3)}]`.padEnd(28) + `[${p.low.toFixed(4)}, ${p.high.toFixed(4)}]`;
+      line += `   [${slope.low.toFixed(3)}, ${slope.high.toFixed(3)}]`.padEnd(28) + `[${formatP(p.low)}, ${formatP(p.high)}]`;
     }
     lines.push(line);
   }

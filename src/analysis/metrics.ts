@@ -1,3 +1,4 @@
+import { countNoBox } from '../scoring/unparsed.js';
 import type { ModelResults } from './results-types.js';
 
 /**
@@ -47,8 +48,27 @@ export function metricValue(results: ModelResults, spec: MetricSpec): number | n
 }
 
 /**
+ * Above this share of grounding answers without a box (unparsed, or never answered), a model's
+ * G-Score measures its answer format, not its grounding: regressions leave the model out and say so.
+ */
+export const NO_BOX_SHARE = 0.5;
+
+/**
+ * Why a model's G-Score for `spec` (its column, or every column for `avg`) is no measurement, or
+ * null when it is one: more than {@link NO_BOX_SHARE} of the objects got no box.
+ */
+export function groundingWithoutBoxes(results: ModelResults, spec: MetricSpec): string | null {
+  const g = results.grounding;
+  if (spec.kind !== 'grounding' || !g) return null;
+  const { total: n, unparsed, missing } = countNoBox(spec.split === 'avg' ? Object.values(g.columns) : [g.columns[spec.split]].filter((c) => c !== undefined));
+  if (n === 0 || (unparsed + missing) / n <= NO_BOX_SHARE) return null;
+  return `no box read from ${unparsed + missing} of ${n} grounding answers (${unparsed} unparsed, ${missing} missing)`;
+}
+
+/**
  * A regression table across models from their results: one row per model that has every metric;
- * models lacking one are listed as skipped.
+ * models lacking one, or whose G-Score is no measurement ({@link groundingWithoutBoxes}), are listed
+ * as skipped with why.
  */
 export function tableFromResults(results: ModelResults[], y: string, xs: string[]): import('./regression.js').RegressionTable {
   const ySpec = parseMetric(y);
@@ -60,6 +80,11 @@ export function tableFromResults(results: ModelResults[], y: string, xs: string[
     const missing = [yv, ...xv].findIndex((v) => v === null);
     if (missing >= 0) {
       table.skipped.push({ label: r.model, reason: `no ${[y, ...xs][missing]}` });
+      continue;
+    }
+    const noBoxes = [ySpec, ...xSpecs].map((s) => groundingWithoutBoxes(r, s)).find((w) => w !== null);
+    if (noBoxes) {
+      table.skipped.push({ label: r.model, reason: noBoxes });
       continue;
     }
     table.labels.push(r.model);

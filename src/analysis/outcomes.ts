@@ -11,6 +11,7 @@ interface Fold {
   relation: string;
   rotations: number;
   right: number;
+  options: number | null;
   circular: boolean;
   first: boolean;
   firstSeen: boolean;
@@ -30,9 +31,11 @@ export class ItemOutcomeFolder {
     const unparsed = r.status !== undefined && r.status !== 'ok';
     let f = this.byItem.get(id);
     if (f === undefined) {
-      f = { item: r.item, split: r.split, relation: r.relation ?? 'unknown', rotations: 0, right: 0, circular: true, first: r.correct, firstSeen: false, unparsed: false };
+      f = { item: r.item, split: r.split, relation: r.relation ?? 'unknown', rotations: 0, right: 0, options: null, circular: true, first: r.correct, firstSeen: false, unparsed: false };
       this.byItem.set(id, f);
     }
+    // A rotation's permutation lists every option once, so its length is the item's option count.
+    if (r.permutation !== undefined && r.permutation.length > 0) f.options = Math.max(f.options ?? 0, r.permutation.length);
     f.rotations++;
     if (r.correct) f.right++;
     f.circular &&= r.correct;
@@ -49,6 +52,8 @@ export class ItemOutcomeFolder {
       split: f.split,
       relation: f.relation,
       rotations: f.rotations,
+      right: f.right,
+      options: f.options ?? f.rotations,
       circular: f.circular,
       vanilla: f.right / f.rotations,
       first: f.first,

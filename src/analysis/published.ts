@@ -130,7 +130,9 @@ export function comparePublished(results: ModelResults[], paper: PaperTables, ma
         const ten = TABLE2_COLUMNS.map(([, c]) => ours2.cells[c]?.value);
         const complete = ten.every((v) => typeof v === 'number');
         const avg: Cell = complete ? { value: mean(ten as number[]), ci: ours2.avg.ci } : { value: null, ci: null };
-        cells.push(cell('avg_gscore', 'avg', t2.values.avg_gscore, avg, complete ? undefined : 'needs all ten columns'));
+        const a = ours2.answers;
+        const unparsed = a.unparsed + a.missing > 0 ? `${a.unparsed} of ${a.objects} answers unparsed, ${a.missing} missing` : undefined;
+        cells.push(cell('avg_gscore', 'avg', t2.values.avg_gscore, avg, complete ? unparsed : 'needs all ten columns'));
       }
       out.push({ table: 'Table 2', model: r.model, paper_model: paperModel, cells });
     }

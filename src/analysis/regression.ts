@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { ols, tTwoSidedP, type OlsResult } from './ols.js';
+import { formatP } from '../util/stats.js';
 
 /** A table of observations (one per model) ready to regress. */
 export interface RegressionTable {
@@ -146,14 +147,14 @@ export function formatSummary(r: RegressionReport): string {
   lines.push(bar);
   lines.push(`No. observations: ${r.n}    Df residuals: ${r.df_resid}    Df model: ${r.df_model}`);
   lines.push(`R-squared: ${r.r2.toFixed(4)}    Adj. R-squared: ${r.adj_r2.toFixed(4)}`);
-  lines.push(`F-statistic: ${r.f.toFixed(4)}    Prob (F-statistic): ${r.f_p.toPrecision(4)}`);
+  lines.push(`F-statistic: ${r.f.toFixed(4)}    Prob (F-statistic): ${formatP(r.f_p)}`);
   lines.push('-'.repeat(78));
   const nameWidth = Math.max(12, ...r.coefficients.map((c) => c.name.length)) + 2;
   const lo = ((1 - r.ci_level) / 2).toFixed(3);
   const hi = (1 - (1 - r.ci_level) / 2).toFixed(3);
   lines.push(`${''.padEnd(nameWidth)}${'coef'.padStart(10)}${'std err'.padStart(10)}${'t'.padStart(10)}${'P>|t|'.padStart(10)}${`[${lo}`.padStart(10)}${`${hi}]`.padStart(10)}`);
   for (const c of r.coefficients) {
-    lines.push(`${c.name.padEnd(nameWidth)}${fmt(c.estimate)}${fmt(c.se)}${fmt(c.t)}${fmt(c.p)}${fmt(c.ci[0])}${fmt(c.ci[1])}`);
+    lines.push(`${c.name.padEnd(nameWidth)}${fmt(c.estimate)}${fmt(c.se)}${fmt(c.t)}${formatP(c.p).padStart(10)}${fmt(c.ci[0])}${fmt(c.ci[1])}`);
   }
   lines.push(bar);
   lines.push(`Observations: ${r.labels.join(', ')}`);

@@ -33,6 +33,10 @@ export interface ItemOutcome {
   split: string;
   relation: string;
   rotations: number;
+  /** Rotations answered right. */
+  right: number;
+  /** Options shown (the length of a rotation's permutation; the rotation count when the records have none). */
+  options: number;
   /** CircularEval: every rotation right. */
   circular: boolean;
   /** VanillaEval share: rotations answered right / rotations (its mean over items is the prompt accuracy). */

@@ -1,4 +1,5 @@
 import { simpleSlope } from './regression.js';
+import { formatP } from '../util/stats.js';
 
 /**
  * How much a one-regressor fit can move when every printed value may be off by up to its rounding
@@ -82,6 +83,6 @@ export function roundingSensitivity(x: number[], y: number[], halfUnit: number, 
 export function formatRounding(label: string, r: RoundingSensitivity): string {
   return (
     `${label}: within ±${r.half_unit} rounding, slope ${r.slope.fitted.toFixed(3)} in [${r.slope.low.toFixed(3)}, ${r.slope.high.toFixed(3)}], ` +
-    `p ${r.p.fitted.toFixed(4)} in [${r.p.low.toFixed(4)}, ${r.p.high.toFixed(4)}]`
+    `p ${formatP(r.p.fitted)} in [${formatP(r.p.low)}, ${formatP(r.p.high)}]`
   );
 }

@@ -1,11 +1,12 @@
 /** The report's tables as data: Table 1/2 with bootstrap CIs, DAP with McNemar, breakdowns (pure). */
 import { orderSplits } from '../formats/manifest.js';
-import { bootstrapMean, bootstrapMeanOfMeans, type BootstrapInterval } from './bootstrap.js';
+import { countNoBox } from '../scoring/unparsed.js';
+import { bootstrapMean, bootstrapMeanOfMeans, bootstrapMeanOfRatios, type BootstrapInterval, type RatioGroup } from './bootstrap.js';
 import { groupBy } from './outcomes.js';
 import type { ItemOutcome, ModelResults, ReasoningVariant } from './results-types.js';
-import { mcnemarPaired, binomialTest, type McNemarResult } from './tests.js';
+import { circularChanceTest, mcnemarPaired, type McNemarResult } from './tests.js';
 
-/** A value as the report shows it: the summary file's number, with a bootstrap CI when items exist. */
+/** A value as the report shows it: the summary file's number, with a bootstrap CI (of the same estimator) when items exist. */
 export interface Cell {
   value: number | null;
   ci: BootstrapInterval | null;
@@ -19,7 +20,16 @@ export interface StatOptions {
 
 const rootVariant = (r: ModelResults): ReasoningVariant | undefined => r.reasoning.find((v) => v.variant === '');
 const asNumbers = (xs: boolean[]) => xs.map((b) => (b ? 1 : 0));
-const circularScore = (i: ItemOutcome) => (i.circular ? 1 : 0);
+
+/**
+ * A split's items as the bootstrap resamples them, for each measure's own estimator: CircularEval is
+ * the share of items right in every rotation; VanillaEval is pooled over prompts (prompts right /
+ * prompts, as scoring computes it), so its items are resampled whole with their rotations.
+ */
+const estimators: Record<'circular' | 'vanilla', (items: ItemOutcome[]) => RatioGroup> = {
+  circular: (items) => ({ num: items.map((i) => (i.circular ? 1 : 0)) }),
+  vanilla: (items) => ({ num: items.map((i) => i.right), den: items.map((i) => i.rotations) }),
+};
 
 /** Table 1: per split CircularEval and VanillaEval accuracy, and the Total Average. */
 export interface ReasoningTable {
@@ -38,24 +48,21 @@ export function buildReasoningTable(results: ModelResults[], o: StatOptions): Re
     for (const split of splits) {
       const s = summary.splits[split];
       const items = bySplit.get(split);
-      const ci = (pick: (i: ItemOutcome) => number) => (items ? bootstrapMean(items.map(pick), o) : null);
+      const ci = (m: keyof typeof estimators) => (s && items ? bootstrapMeanOfRatios([estimators[m](items)], o) : null);
       cells[split] = {
-        circular: { value: s?.circular ?? null, ci: s ? ci(circularScore) : null, n: s?.n },
-        vanilla: { value: s?.vanilla ?? null, ci: s ? ci((i) => i.vanilla) : null, n: s?.n },
+        circular: { value: s?.circular ?? null, ci: ci('circular'), n: s?.n },
+        vanilla: { value: s?.vanilla ?? null, ci: ci('vanilla'), n: s?.n },
       };
     }
-    const groups = (pick: (i: ItemOutcome) => number) => (v.items ? [...bySplit.values()].map((items) => items.map(pick)) : null);
-    const totalCi = (pick: (i: ItemOutcome) => number) => {
-      const g = groups(pick);
-      return g ? bootstrapMeanOfMeans(g, o) : null;
-    };
+    // Total Average = the plain mean of the split figures: resampled within each split.
+    const totalCi = (m: keyof typeof estimators) => (v.items ? bootstrapMeanOfRatios([...bySplit.values()].map(estimators[m]), o) : null);
     const ta = summary.total_average;
     return {
       model: r.model,
       cells,
       total: {
-        circular: { value: typeof ta?.circular === 'number' ? ta.circular : null, ci: totalCi(circularScore) },
-        vanilla: { value: typeof ta?.vanilla === 'number' ? ta.vanilla : null, ci: totalCi((i) => i.vanilla) },
+        circular: { value: typeof ta?.circular === 'number' ? ta.circular : null, ci: totalCi('circular') },
+        vanilla: { value: typeof ta?.vanilla === 'number' ? ta.vanilla : null, ci: totalCi('vanilla') },
       },
     };
   });
@@ -65,7 +72,8 @@ export function buildReasoningTable(results: ModelResults[], o: StatOptions): Re
 /** Table 2: G-Score per split/role column and the Avg G-Score. */
 export interface GroundingTable {
   columns: string[];
-  rows: { model: string; cells: Record<string, Cell>; avg: Cell }[];
+  /** `answers`: the model's objects and how many got no box (unparsed answers, missing ones), over all columns. */
+  rows: { model: string; cells: Record<string, Cell>; avg: Cell; answers: { objects: number; unparsed: number; missing: number } }[];
   /** The annotation detector's rows (mean confidence, share >= 0.5) per column, from the first model that has them. */
   detector: { from: string; columns: Record<string, { mean_confidence: number | null; share_confident: number | null }> } | null;
 }
@@ -97,7 +105,8 @@ export function buildGroundingTable(results: ModelResults[], o: StatOptions): Gr
       cells[c] = { value: col?.accuracy ?? null, ci: col && hits ? bootstrapMean(asNumbers(hits.map((h) => h.hit)), o) : null, n: col?.n };
     }
     const avgCi = r.groundingOutcomes ? bootstrapMeanOfMeans([...byColumn.values()].map((hs) => asNumbers(hs.map((h) => h.hit))), o) : null;
-    return { model: r.model, cells, avg: { value: typeof g.avg_g_score === 'number' ? g.avg_g_score : null, ci: avgCi } };
+    const { total: objects, unparsed, missing } = countNoBox(Object.values(g.columns));
+    return { model: r.model, cells, avg: { value: typeof g.avg_g_score === 'number' ? g.avg_g_score : null, ci: avgCi }, answers: { objects, unparsed, missing } };
   });
   const withDetector = withGrounding.find((r) => detectorOf(r) !== null);
   return { columns, rows, detector: withDetector ? detectorOf(withDetector) : null };
@@ -176,17 +185,31 @@ export function buildRelationBreakdown(results: ModelResults[], o: StatOptions):
   return { relations, rows };
 }
 
-/** Per-split counts and an exact binomial test of first-pass accuracy against chance (1 / options). */
+/**
+ * Per-split counts and a test of CircularEval against chance. Statistic: items passing CircularEval.
+ * H0: item i passes with probability 1/k_i, k_i its own number of options (the most an answerer
+ * with no information on the right option can reach; random answers to every rotation pass with
+ * (1/k)^k). Exact one-sided Poisson-binomial p. The first pass is not tested: the datasets put the
+ * right option first, so an always-"A" answerer would read as far above chance there.
+ */
 export interface SplitBreakdownRow {
   model: string;
   split: string;
   n: number;
   unparsed: number | null;
-  options: number | null;
-  /** Items right on the first pass (rotation 0): a binomial sample at chance 1 / options. */
-  first_correct: number | null;
+  /** Fewest and most options of the split's items. */
+  options: { min: number; max: number } | null;
+  /** Items right in every rotation. */
+  circular_correct: number | null;
+  /** Items expected to pass under H0: the sum of 1/k over items. */
+  chance_expected: number | null;
+  /** One-sided exact p of at least `circular_correct` passes under H0. */
   chance_p: number | null;
 }
+
+/** The null hypothesis of {@link SplitBreakdownRow.chance_p}, in words, for the table that prints it. */
+export const CHANCE_NULL =
+  'H0: each item passes CircularEval with probability 1/k, k = its number of options (the most an answerer with no information on the right option can reach); one-sided exact Poisson-binomial test over items.';
 
 export function buildSplitBreakdown(results: ModelResults[]): SplitBreakdownRow[] {
   const rows: SplitBreakdownRow[] = [];
@@ -197,11 +220,16 @@ export function buildSplitBreakdown(results: ModelResults[]): SplitBreakdownRow[
     for (const split of orderSplits(Object.keys(v.summary.splits))) {
       const s = v.summary.splits[split];
       const items = by.get(split);
-      // k options are asked in k rotations, so the rotation count gives the chance level.
-      const options = items && items.length > 0 ? Math.max(...items.map((i) => i.rotations)) : null;
-      const correct = items ? items.filter((i) => i.first).length : null;
-      const chance = items && options && options > 1 && correct !== null ? binomialTest(correct, items.length, 1 / options).p_greater : null;
-      rows.push({ model: r.model, split, n: s.n, unparsed: s.unparsed ?? null, options, first_correct: correct, chance_p: chance });
+      const row: SplitBreakdownRow = { model: r.model, split, n: s.n, unparsed: s.unparsed ?? null, options: null, circular_correct: null, chance_expected: null, chance_p: null };
+      if (items && items.length > 0) {
+        const ks = items.map((i) => i.options);
+        row.options = { min: Math.min(...ks), max: Math.max(...ks) };
+        row.circular_correct = items.filter((i) => i.circular).length;
+        const test = circularChanceTest(row.circular_correct, ks);
+        row.chance_expected = test.expected;
+        row.chance_p = test.p;
+      }
+      rows.push(row);
     }
   }
   return rows;

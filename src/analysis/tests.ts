@@ -72,13 +72,15 @@ export function binomialTest(successes: number, n: number, p0: number): Binomial
 }
 
 /**
- * One-sample z test of a proportion against `p0` (normal approximation, no continuity correction,
- * two-sided). `variance` picks the standard error: `null` (default) from p0, as statsmodels'
+ * One-sample z test of a proportion against `p0` (normal approximation, no continuity correction).
+ * `variance` picks the standard error: `null` (default) from p0, as statsmodels'
  * `proportions_ztest(count, nobs, p0, prop_var=p0)`; `sample` from the observed proportion, as
  * statsmodels' default `prop_var=False` (z is infinite when every or no answer is right).
- * test/analysis/fixtures/ztest.json, made by make-ztest.py there, holds statsmodels' values.
+ * `alternative` as statsmodels names it: `two-sided` (default), `larger` (the proportion exceeds p0:
+ * P(Z >= z)) or `smaller`. test/analysis/fixtures/ztest.json, made by make-ztest.py there, holds
+ * statsmodels' values.
  */
-export function proportionZTest(successes: number, n: number, p0: number, options: { variance?: 'null' | 'sample' } = {}): { z: number; p: number } {
+export function proportionZTest(successes: number, n: number, p0: number, options: { variance?: 'null' | 'sample'; alternative?: 'two-sided' | 'larger' | 'smaller' } = {}): { z: number; p: number } {
   if (!Number.isInteger(n) || n <= 0) throw new RangeError('z test: n must be a positive integer');
   if (!(successes >= 0 && successes <= n)) throw new RangeError('z test: successes must be in [0, n]');
   if (!(p0 > 0 && p0 < 1)) throw new RangeError('z test: p0 must be in (0, 1)');
@@ -86,5 +88,46 @@ export function proportionZTest(successes: number, n: number, p0: number, option
   const v = options.variance === 'sample' ? phat * (1 - phat) : p0 * (1 - p0);
   const diff = phat - p0;
   const z = v === 0 ? (diff === 0 ? NaN : Math.sign(diff) * Infinity) : diff / Math.sqrt(v / n);
-  return { z, p: Number.isNaN(z) ? NaN : 2 * normalCdf(-Math.abs(z), 0, 1) };
+  if (Number.isNaN(z)) return { z, p: NaN };
+  const alternative = options.alternative ?? 'two-sided';
+  const p = alternative === 'larger' ? normalCdf(-z, 0, 1) : alternative === 'smaller' ? normalCdf(z, 0, 1) : 2 * normalCdf(-Math.abs(z), 0, 1);
+  return { z, p };
+}
+
+/**
+ * Exact one-sided p that a sum of independent Bernoulli trials with success probabilities `probs`
+ * (a Poisson-binomial) reaches `successes`: P(X >= successes). The distribution is built term by term
+ * (no subtraction, so tails far below 1e-16 keep their digits); O(n²) for n trials. Matches the sum of SciPy's
+ * `poisson_binom.pmf` over k >= successes (test/analysis/fixtures/poisson-binomial.json).
+ */
+export function poissonBinomialUpper(successes: number, probs: readonly number[]): number {
+  const n = probs.length;
+  if (!Number.isInteger(successes) || successes < 0 || successes > n) throw new RangeError('Poisson-binomial: successes must be an integer in [0, n]');
+  for (const p of probs) if (!(p >= 0 && p <= 1)) throw new RangeError('Poisson-binomial: every probability must be in [0, 1]');
+  if (successes === 0) return 1;
+  // pmf[k] = P(k successes among the trials so far), updated in place from the top down.
+  const pmf = new Float64Array(n + 1);
+  pmf[0] = 1;
+  for (let i = 0; i < n; i++) {
+    const p = probs[i];
+    const q = 1 - p;
+    for (let k = i + 1; k >= 1; k--) pmf[k] = pmf[k] * q + pmf[k - 1] * p;
+    pmf[0] *= q;
+  }
+  let tail = 0;
+  for (let k = n; k >= successes; k--) tail += pmf[k];
+  return Math.min(1, tail);
+}
+
+/**
+ * CircularEval against chance: `passed` of the items passed CircularEval, item i having `options[i]`
+ * options. H0: each item passes with probability 1/k, the most any answerer without information on
+ * which option is right can reach (it has to name the right option in the first rotation already);
+ * answering every rotation at random passes with (1/k)^k only, so the test is conservative for it.
+ * Exact one-sided Poisson-binomial p.
+ */
+export function circularChanceTest(passed: number, options: readonly number[]): { expected: number; p: number } {
+  if (options.some((k) => !(Number.isInteger(k) && k >= 1))) throw new RangeError('chance test: every item needs a whole number of options >= 1');
+  const probs = options.map((k) => 1 / k);
+  return { expected: probs.reduce((s, p) => s + p, 0), p: poissonBinomialUpper(passed, probs) };
 }

@@ -83,6 +83,8 @@ export interface Journal {
   readonly header: JournalHeader;
   /** Final status per item id already in the journal (a later line supersedes an earlier one). */
   readonly finished: Map<string, 'done' | 'failed'>;
+  /** The journal was resumed and its header lacked settings that `fillOlder` filled in. */
+  readonly older: boolean;
   /** Appends a record; an info equal to the journal's last one is not repeated (a resumed run then ends as an uninterrupted one). */
   append(entry: JournalEntry | JournalInfo): void;
   close(): void;
@@ -94,13 +96,24 @@ function describeDifference(a: RunSettings, b: RunSettings): string {
   return diff.map((k) => `${k}: ${JSON.stringify(a[k])} -> ${JSON.stringify(b[k])}`).join('; ');
 }
 
+export interface OpenJournalOptions {
+  /** Discard an existing journal. */
+  restart?: boolean;
+  /**
+   * The settings a header written by an older version stands for, with what it did not record filled
+   * in; null when nothing is missing. These are compared instead of the header's own.
+   */
+  fillOlder?: (recorded: RunSettings) => RunSettings | null;
+}
+
 /**
  * Opens (or starts) the journal at `path`. An existing journal written with other settings is
  * an error unless `restart` is set, which discards it.
  */
-export async function openJournal(path: string, settings: RunSettings, options: { restart?: boolean } = {}): Promise<Journal> {
+export async function openJournal(path: string, settings: RunSettings, options: OpenJournalOptions = {}): Promise<Journal> {
   if (options.restart) rmSync(path, { force: true });
   let header: JournalHeader | undefined;
+  let older = false;
   const finished = new Map<string, 'done' | 'failed'>();
   let lastInfo: string | null = null;
   if (existsSync(path)) {
@@ -123,7 +136,9 @@ export async function openJournal(path: string, settings: RunSettings, options: 
       header = undefined;
       lastInfo = null;
     } else if (header) {
-      const diff = describeDifference(header.settings, settings);
+      const filled = options.fillOlder?.(header.settings) ?? null;
+      older = filled !== null;
+      const diff = describeDifference(filled ?? header.settings, settings);
       if (diff !== '') {
         throw new GsrError(`${path} was written with other settings (${diff}); use another --out or pass --force`);
       }
@@ -143,6 +158,7 @@ export async function openJournal(path: string, settings: RunSettings, options: 
     path,
     header,
     finished,
+    older,
     append(entry) {
       if (entry.type === 'info') {
         const text = JSON.stringify(entry);

@@ -1,10 +1,12 @@
 /**
  * Provenance of the models a run used, for `info.models`: the sha256 of each file actually loaded
- * (hashed here, streaming, so the record holds even for files placed by hand) and whether it
- * matches the manifest, plus the thresholds in effect (manifest defaults overridden by parameters).
+ * (hashed here, streaming, so the record holds even for files placed by hand), whether it matches
+ * the manifest, the revision the manifest pins and the one the models lock says the file came from,
+ * plus the thresholds in effect (manifest defaults overridden by parameters).
  */
 import { existsSync } from 'node:fs';
-import { getManifest, modelFilePath, precisionPath } from '../perception/manifest.js';
+import { lockEntry, modelsLockPath, readModelsLock } from '../formats/models-lock.js';
+import { getManifest, modelFilePath, modelSearchDirs, precisionPath } from '../perception/manifest.js';
 import { sha256File } from '../util/hash.js';
 import type { ModelLoadOptions } from '../perception/types.js';
 
@@ -13,7 +15,10 @@ export interface ModelRecord {
   task: string;
   /** sha256 of the model's first file (its only one for single-file models); null when unknown. */
   sha256: string | null;
-  files?: Array<{ role: string; path: string; sha256: string; matches_manifest: boolean | null }>;
+  /** The commit the manifest pins (null when it pins none); absent for models without a manifest. */
+  revision?: string | null;
+  /** `revision`: the commit this very file was pulled from, per the models lock (absent when not locked). */
+  files?: Array<{ role: string; path: string; sha256: string; matches_manifest: boolean | null; revision?: string | null }>;
   /** Named decoding settings the plug-in ran with (e.g. GroundingDINO `score_tokens`, depth `resize`). */
   settings?: Record<string, string>;
 }
@@ -42,7 +47,8 @@ export async function describeModel(
     const sha256 = await sha256File(path);
     // The manifest's hashes are the fp32 files'; an int8 file has none to match.
     const listed = opts.precision === 'int8' && path.endsWith('.int8.onnx') ? null : f.sha256;
-    files.push({ role: f.role, path, sha256, matches_manifest: listed === null ? null : listed === sha256 });
+    const locked = await lockedRevision(manifest.id, f.role, sha256, opts.modelsDir);
+    files.push({ role: f.role, path, sha256, matches_manifest: listed === null ? null : listed === sha256, ...(locked === undefined ? {} : { revision: locked }) });
   }
   const thresholds: Record<string, number> = {};
   for (const [k, v] of Object.entries(manifest.postprocess)) {
@@ -51,5 +57,21 @@ export async function describeModel(
   for (const [k, v] of Object.entries(opts.params ?? {})) {
     if (k in thresholds) thresholds[k] = Number(v);
   }
-  return { record: { id, task, sha256: files[0]?.sha256 ?? null, ...(files.length ? { files } : {}) }, thresholds };
+  return { record: { id, task, sha256: files[0]?.sha256 ?? null, revision: manifest.revision ?? null, ...(files.length ? { files } : {}) }, thresholds };
+}
+
+/**
+ * The commit a file with this sha256 was pulled from, from the models lock of the first folder
+ * searched for models that locks it (modelSearchDirs); undefined when none does.
+ */
+async function lockedRevision(id: string, role: string, sha256: string, modelsDir: string): Promise<string | null | undefined> {
+  for (const dir of modelSearchDirs(modelsDir)) {
+    try {
+      const entry = lockEntry(await readModelsLock(modelsLockPath(dir)), id, role);
+      if (entry && entry.sha256 === sha256) return entry.revision;
+    } catch {
+      // An unreadable lock records nothing here; `gsr models pull` names it.
+    }
+  }
+  return undefined;
 }

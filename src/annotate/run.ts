@@ -6,12 +6,13 @@
  */
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { loadImage } from '../perception/image.js';
+import { decodeRules, decodeSettings, loadImage } from '../perception/image.js';
 import { readConfined } from '../util/confined.js';
 import { lockOutputFolder } from '../util/lock.js';
+import { notice } from '../util/log.js';
 import { cudaProviderInstalled } from '../perception/runtime.js';
 import { depthEstimators, detectors, segmenters } from '../perception/registry.js';
-import type { Device, ModelLoadOptions, PluginProvenance, Precision, RgbImage, SessionTuning } from '../perception/types.js';
+import type { DecodeOptions, Device, ModelLoadOptions, PluginProvenance, Precision, RgbImage, SessionTuning } from '../perception/types.js';
 import { timeStage, timeStageAsync } from '../util/stage-clock.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
@@ -30,7 +31,7 @@ import {
 import type { DepthMap } from '../perception/types.js';
 import { writeAnnotationsFromJournal, type AnnotateSummary } from './assemble.js';
 import type { AnnotationInfo } from '../formats/coco.js';
-import { JOURNAL_FILE, openJournal, type JournalEntry } from './journal.js';
+import { JOURNAL_FILE, openJournal, type JournalEntry, type RunSettings } from './journal.js';
 import { describeModel, type ModelRecord } from './provenance.js';
 import type { AnnotateTarget } from './targets.js';
 import { ANNOTATIONS_FILE } from '../formats/coco.js';
@@ -51,6 +52,8 @@ export interface AnnotateOptions {
   precision?: Precision;
   /** onnxruntime session settings (docs/perception.md, "Speed"). */
   session?: SessionTuning;
+  /** Image decoding rules other than the reference's (docs/perception.md, "Decoding"). */
+  decode?: DecodeOptions;
   /** Port parameters (thresholds etc.), passed to every model and recorded in `info.thresholds`. */
   params?: Record<string, number | string>;
   /** Explicit model files by role, passed to the model factories. */
@@ -95,7 +98,7 @@ export interface AnnotateOptions {
 }
 
 /** What loads the models and is recorded in `info`. */
-export type ModelSettings = Pick<AnnotateOptions, 'modelsDir' | 'device' | 'threads' | 'precision' | 'session' | 'params' | 'files' | 'detector' | 'segmenter' | 'depth'>;
+export type ModelSettings = Pick<AnnotateOptions, 'modelsDir' | 'device' | 'threads' | 'precision' | 'session' | 'decode' | 'params' | 'files' | 'detector' | 'segmenter' | 'depth'>;
 
 export interface AnnotateRunSummary extends AnnotateSummary {
   images_total: number;
@@ -115,12 +118,12 @@ export interface AnnotateRunSummary extends AnnotateSummary {
 }
 
 /** Decodes a target's image; a manifest item's image is read only when its real path stays inside its root. */
-export function readTargetImage(target: AnnotateTarget): Promise<RgbImage> {
-  return timeStageAsync('decode', () => readTargetImageUntimed(target));
+export function readTargetImage(target: AnnotateTarget, decode?: DecodeOptions): Promise<RgbImage> {
+  return timeStageAsync('decode', () => readTargetImageUntimed(target, decode));
 }
 
-async function readTargetImageUntimed(target: AnnotateTarget): Promise<RgbImage> {
-  if (target.root === undefined) return loadImage(target.imagePath, target.fileName);
+async function readTargetImageUntimed(target: AnnotateTarget, decode?: DecodeOptions): Promise<RgbImage> {
+  if (target.root === undefined) return loadImage(target.imagePath, target.fileName, decode);
   let bytes: Buffer;
   try {
     bytes = await readConfined(target.imagePath, target.root);
@@ -128,7 +131,7 @@ async function readTargetImageUntimed(target: AnnotateTarget): Promise<RgbImage>
     if (err instanceof GsrError) throw err;
     throw new GsrError(`cannot read image ${target.fileName}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
   }
-  return loadImage(bytes, target.fileName);
+  return loadImage(bytes, target.fileName, decode);
 }
 
 function provenanceOf(model: object | undefined): PluginProvenance {
@@ -199,6 +202,8 @@ export async function buildInfo(o: ModelSettings, created: string, models: Perce
     if (p.settings) described.record.settings = p.settings;
     if (o.precision === 'int8') described.record.settings = { ...described.record.settings, precision: 'int8' };
     if (o.session?.denormalAsZero) described.record.settings = { ...described.record.settings, denormals: 'flushed to zero' };
+    const decoding = decodeSettings(o.decode);
+    if (Object.keys(decoding).length > 0) described.record.settings = { ...described.record.settings, ...decoding };
     list.push(described.record);
     Object.assign(thresholds, described.thresholds);
     Object.assign(pluginThresholds, p.thresholds ?? {});
@@ -263,7 +268,7 @@ async function annotateLocally(todo: AnnotateTarget[], o: AnnotateOptions, sink:
     const fill = () => {
       while (queue.length < batch && next < todo.length) {
         const target = todo[next++];
-        const image = readTargetImage(target);
+        const image = readTargetImage(target, o.decode);
         image.catch(() => undefined); // handled when its turn comes
         if (prefetch) void image.then((img) => prefetchAll(models, img), () => undefined);
         queue.push({ target, image });
@@ -340,7 +345,7 @@ async function annotateOneModelAtATime(todo: AnnotateTarget[], o: AnnotateOption
       const items: ChunkItem[] = await Promise.all(
         todo.slice(start, start + chunk).map(async (target) => {
           try {
-            return { target, image: await readTargetImage(target) };
+            return { target, image: await readTargetImage(target, o.decode) };
           } catch (error) {
             return { target, error };
           }
@@ -394,17 +399,33 @@ export async function annotate(o: AnnotateOptions): Promise<AnnotateRunSummary> 
   }
 }
 
+/**
+ * The settings of a journal header written before every decoding rule was recorded (versions that
+ * decoded alpha, 16-bit grey or ICC profiles otherwise by default): the rules it names, and this
+ * run's for the others, which it cannot tell. Null when the header records them all.
+ */
+function olderDecoding(recorded: RunSettings, rules: Record<string, string>): RunSettings | null {
+  const named = recorded.decode ?? {};
+  if (typeof named !== 'object' || named === null || Object.keys(rules).every((k) => k in named)) return null;
+  return { ...recorded, decode: { ...rules, ...named } };
+}
+
 async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary> {
   const started = Date.now();
-  // Precision is recorded only when not the default, so journals of earlier fp32 runs still resume.
+  // Precision is recorded only when not the default, so journals of earlier default runs still
+  // resume; the decoding rules always, since their defaults changed (olderDecoding).
   const settings = {
     detector: o.detector,
     segmenter: o.segmenter ?? null,
     depth: o.depth ?? null,
     params: o.params ?? {},
     ...(o.precision === 'int8' ? { precision: 'int8' } : {}),
+    decode: decodeRules(o.decode),
   };
-  const journal = await openJournal(join(o.outDir, JOURNAL_FILE), settings, { restart: o.restart });
+  const journal = await openJournal(join(o.outDir, JOURNAL_FILE), settings, { restart: o.restart, fillOlder: (recorded) => olderDecoding(recorded, settings.decode) });
+  if (journal.older) {
+    notice(`${journal.path} was started by an older version of gsr-bench, whose decoding of images with alpha, 16-bit grey or an ICC profile may differ from this run's (docs/perception.md, "Decoding"); resuming it`);
+  }
   const annotationsPath = join(o.outDir, ANNOTATIONS_FILE);
   const isFinished = (t: AnnotateTarget) => {
     const status = journal.finished.get(t.itemId);

@@ -73,7 +73,8 @@ async function checkImages(b: Benchmark, set: ItemSet, root: string): Promise<vo
   }
 }
 
-async function writeItemSet(name: string, set: ItemSet, outDir: string): Promise<ImportSummary> {
+/** Writes an item set (context.json, then items.jsonl); a failed write removes the context. */
+export async function writeItemSet(name: string, set: ItemSet, outDir: string): Promise<ImportSummary> {
   try {
     await writeJsonAtomic(join(outDir, CONTEXT_FILE), set.context ?? null);
     await writeBenchItems(join(outDir, ITEMS_FILE), set.items);
@@ -138,8 +139,8 @@ export function scoreModels(b: Benchmark, items: ReadonlyMap<string, BenchItem>,
 }
 
 /** Writes the HTML report of one benchmark run; returns the analysis it computed. */
-export async function writeBenchReport(b: Benchmark, file: string, input: { items: ReadonlyMap<string, BenchItem>; prompts: readonly BenchPrompt[]; scores: BenchScores; outputs: ReadonlyMap<string, string>; title?: string }): Promise<unknown> {
-  const analysis = b.analyze?.(input.scores.cells);
+export async function writeBenchReport(b: Benchmark, file: string, input: { items: ReadonlyMap<string, BenchItem>; prompts: readonly BenchPrompt[]; scores: BenchScores; outputs: ReadonlyMap<string, string>; title?: string; analysis?: Record<string, unknown> }): Promise<unknown> {
+  const analysis = b.analyze?.(input.scores.cells, input.analysis);
   const tables = b.tables(input.scores.cells, analysis);
   const sections = (await b.sections?.({ items: input.items, prompts: new Map(input.prompts.map((p) => [p.key, p])), cells: input.scores.cells, scored: input.scores.scored, outputs: input.outputs, analysis })) ?? [];
   const html = renderBenchPage(input.title ?? b.title, tables, sections, new Date().toISOString(), 'Accuracies in %, pooled over items.');

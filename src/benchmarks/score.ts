@@ -44,7 +44,9 @@ export function scoreResponses<I extends BenchItem>(benchmark: Benchmark<I>, ite
       }
       try {
         const j = judgeOutput(benchmark, item, p, r.output, mode);
-        out.push({ ...base, status: 'ok', valid: j.valid, correct: j.correct, credit: j.credit ?? (j.correct ? 1 : 0), extracted: j.extracted, reason: j.reason });
+        const scored: ScoredResponse = { ...base, status: 'ok', valid: j.valid, correct: j.correct, credit: j.credit ?? (j.correct ? 1 : 0), extracted: j.extracted, reason: j.reason };
+        if (j.scriptInvalid !== undefined) scored.scriptInvalid = j.scriptInvalid;
+        out.push(scored);
       } catch (err) {
         out.push({ ...base, status: 'ok', valid: false, correct: false, credit: 0, reason: `judge failed: ${errorMessage(err)}` });
       }
@@ -65,6 +67,7 @@ export function scoreCells(scored: Iterable<ScoredResponse>): ScoreCell[] {
     c.credit += s.credit;
     if (s.status !== 'ok') c.failed++;
     else if (!s.valid) c.invalid++;
+    if (s.status === 'ok' && s.scriptInvalid !== undefined) c.scriptInvalid = (c.scriptInvalid ?? 0) + (s.scriptInvalid ? 1 : 0);
   }
   for (const c of cells.values()) c.accuracy = c.n === 0 ? 0 : c.credit / c.n;
   return [...cells.values()];

@@ -36,6 +36,11 @@ export interface Judgement {
   extracted?: unknown;
   /** Why it is wrong or invalid, in a few words. */
   reason?: string;
+  /**
+   * Invalid by the benchmark's official scorer's own count, where that differs from `valid` (VSP's
+   * scripts, official mode; docs/vsp.md). Absent where the scorer keeps no such count.
+   */
+  scriptInvalid?: boolean;
 }
 
 /** A scored response, one per prompt, model and mode (scores.jsonl). */
@@ -53,6 +58,8 @@ export interface ScoredResponse {
   credit: number;
   extracted?: unknown;
   reason?: string;
+  /** The judgement's scriptInvalid, where the judge gives one. */
+  scriptInvalid?: boolean;
 }
 
 /** Aggregate of one (model, mode, task, level, variant) cell. */
@@ -63,6 +70,8 @@ export interface ScoreCell extends CellLike {
   failed: number;
   /** credit / n. */
   accuracy: number;
+  /** Answers (status ok) that the official scorer counts invalid; present only where the judge gives scriptInvalid. */
+  scriptInvalid?: number;
 }
 
 export type { ReportTable, ReportSection } from '../report/bench-page.js';
@@ -114,6 +123,17 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
    * output is invalid in the first mode (1, or absent: ask once). A pipeline model may override it.
    */
   readonly answerAttempts?: number;
+  /**
+   * The most answers per prompt the benchmark's own protocol allows (VSP: 1, its official runners
+   * never ask again). Answers are shared by every mode, so a model asking for more is an error.
+   */
+  readonly maxAnswerAttempts?: number;
+  /**
+   * Request settings the benchmark's protocol fixes (SVAT: a Yes/No completion of at most 5 new
+   * tokens, greedy). A pipeline model entry that sets its own overrides them; the settings in force
+   * are recorded with the run.
+   */
+  readonly requestDefaults?: { readonly max_tokens?: number; readonly temperature?: number };
   /** Baseline answerers by kind (answer from the items, not from a model). */
   readonly baselines: Readonly<Record<string, (items: ReadonlyMap<string, I>, options: BaselineOptions) => Answerer>>;
   /**
@@ -121,8 +141,11 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
    * counts once, correct when all its rotations are); default `scoreCells`.
    */
   aggregate?(scored: ScoredResponse[]): ScoreCell[];
-  /** Statistics over the score cells (per model and across models); JSON-serialisable. */
-  analyze?(cells: ScoreCell[]): unknown;
+  /**
+   * Statistics over the score cells (per model and across models); JSON-serialisable. `settings` are
+   * the report's analysis settings (a pipeline's `report.analysis`), as the plug-in documents them.
+   */
+  analyze?(cells: ScoreCell[], settings?: Record<string, unknown>): unknown;
   /** Tables for the report and the CLI. */
   tables(cells: ScoreCell[], analysis?: unknown): ReportTable[];
   /** Extra report sections (plots, galleries); optional. */

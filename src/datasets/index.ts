@@ -10,8 +10,10 @@ export { WHATSUP_FILES, convertControlledRecord, convertQaRecord, controlledImag
 export { importWhatsup, importWhatsupToManifest, type WhatsupImport, type WhatsupImportOptions } from './whatsup.js';
 /** `gsr dataset synth`: deterministic synthetic scenes with exact boxes, masks and depth. */
 export { synthesizeDataset, type SynthOptions, type SynthResult } from './synth/synthesize.js';
+/** `gsr dataset synth whatsup-layout`: rendered scenes in What'sUp's own folder layout (the six official files). */
+export { writeWhatsupLayout, type WhatsupLayoutOptions, type WhatsupLayoutResult } from './synth/whatsup-layout.js';
 /** One synthetic scene from (seed, index): the scene, its render (rgb, depth in m, entity labels) and attempts. */
-export { renderSyntheticScene } from './synth/produce.js';
+export { renderSyntheticScene, type SceneSpec } from './synth/produce.js';
 /** Synthetic scene styles, their relations, and the fixed COCO categories of synthetic sets. */
 export { STYLES, STYLE_RELATIONS, type Style } from './synth/scene.js';
 export { SYNTH_CATEGORIES } from './synth/records.js';

@@ -110,8 +110,12 @@ export const AnnotationInfoSchema = z.looseObject({
         id: z.string(),
         task: z.string(),
         sha256: z.string().nullable(),
-        /** Each file loaded, with its sha256 and whether that matches the model manifest. */
-        files: z.array(z.object({ role: z.string(), path: z.string(), sha256: z.string(), matches_manifest: z.boolean().nullable() })).optional(),
+        /** The commit the model manifest pins (null: none). */
+        revision: z.string().nullable().optional(),
+        /** Each file loaded: its sha256, whether that matches the manifest, and the commit the models lock says it came from. */
+        files: z
+          .array(z.object({ role: z.string(), path: z.string(), sha256: z.string(), matches_manifest: z.boolean().nullable(), revision: z.string().nullable().optional() }))
+          .optional(),
         /** Named decoding settings the model ran with (which mode made these annotations). */
         settings: z.record(z.string(), z.string()).optional(),
       }),

@@ -80,6 +80,7 @@ export { ResponseRecordSchema, ImportedResponseSchema, readResponseFile, writeRe
 /** Results folders: reasoning.* and grounding.* summaries and per-item records. */
 export {
   ReasoningSummarySchema,
+  WhatsupSummarySchema,
   GroundingSummarySchema,
   ReasoningItemRecordSchema,
   GroundingItemRecordSchema,
@@ -90,13 +91,57 @@ export {
   type ResultsKind,
   type ReasoningSummary,
   type ReasoningSplitSummary,
+  type WhatsupSummary,
   type GroundingSummary,
   type GroundingColumnSummary,
   type ReasoningItemRecord,
   type GroundingItemRecord,
 } from './results.js';
+/** models.lock.json: what `gsr models pull` fetched (commit, size, sha256) per model file. */
+export {
+  ModelsLockSchema,
+  ModelsLockEntrySchema,
+  MODELS_LOCK_FILE,
+  modelsLockPath,
+  readModelsLock,
+  writeModelsLock,
+  lockEntry,
+  withLockEntry,
+  type ModelsLock,
+  type ModelsLockEntry,
+} from './models-lock.js';
 /** Pipeline files (YAML): the schema, and the reader with `${VAR}` references and file:line errors. */
-export { PipelineSchema, type PipelineConfig, type ModelConfig, type PipelineTask } from './pipeline.js';
+export { PipelineSchema, modelFolder, type PipelineConfig, type ModelConfig, type PipelineTask } from './pipeline.js';
 export { loadPipeline, parsePipeline, type LoadedPipeline } from './pipeline-file.js';
 /** Lines skipped by the lenient JSONL readers (file, line, reason). */
 export type { SkippedRecord } from '../util/jsonl.js';
+/** VirtualHome scene graphs (nodes, edges, relation/property/state names). */
+export {
+  VhGraphSchema,
+  VhNodeSchema,
+  VhEdgeSchema,
+  VhBoundingBoxSchema,
+  VhTransformSchema,
+  VH_RELATIONS,
+  VH_PROPERTIES,
+  VH_STATES,
+  parseVhGraph,
+  readVhGraph,
+  writeVhGraph,
+  type VhGraph,
+  type VhNode,
+  type VhEdge,
+  type VhRelation,
+  type VhProperty,
+  type VhState,
+} from './vh-graph.js';
+/** ET-Plan-Bench's released task files as imported (text only: criteria, plans, scene ids). */
+export {
+  EtPlanReleasedTaskSchema,
+  ReleasedCriterionSchema,
+  RELEASED_TASKS_FILE,
+  readEtPlanReleasedTasks,
+  writeEtPlanReleasedTasks,
+  type EtPlanReleasedTask,
+  type ReleasedCriterion,
+} from './et-plan-released.js';

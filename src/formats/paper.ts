@@ -25,6 +25,8 @@ export type PaperNameMap = z.infer<typeof PaperNameMapSchema>;
 export interface PaperRow {
   model: string;
   values: Record<string, number>;
+  /** Who measured the row, where the table says (Table 1: `whatsup`, `gsr-bench`, `chance`). */
+  source?: string;
 }
 
 export interface PaperTables {
@@ -46,7 +48,7 @@ function rowsFromCsv(text: string, source: string): PaperRow[] {
     if (!r.model) throw new GsrError(`${source}: row ${i + 2} has no model`);
     const values: Record<string, number> = {};
     for (const [k, v] of Object.entries(r)) if (k !== 'model' && v !== '' && Number.isFinite(Number(v))) values[k] = Number(v);
-    return { model: r.model, values };
+    return { model: r.model, values, ...(r.source ? { source: r.source } : {}) };
   });
 }
 

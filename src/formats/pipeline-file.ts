@@ -7,7 +7,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { GsrError, errorMessage } from '../util/errors.js';
-import { PipelineSchema, type PipelineConfig } from './pipeline.js';
+import { modelFolder, PipelineSchema, type PipelineConfig } from './pipeline.js';
 
 export interface LoadedPipeline {
   /** Absolute path of the pipeline file. */
@@ -15,6 +15,8 @@ export interface LoadedPipeline {
   config: PipelineConfig;
   /** Models left out because an `if_env` variable is not set, with why. */
   skippedModels: Array<{ name: string; reason: string }>;
+  /** Top-level sections (`photos`) left out because an `if_env` variable is not set, with why. */
+  skippedSections: Array<{ name: string; reason: string; unset: string[]; written: Record<string, unknown> }>;
 }
 
 type PathKey = string | number;
@@ -153,7 +155,7 @@ type WithModels = { models: Array<{ name: string; if_env?: string[] }> };
  * Parses and validates pipeline text against `schema`: YAML errors and schema issues name the file,
  * line and key; `if_env` drops models; `${VAR}` references are filled and the result checked again.
  */
-export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, text: string, file: string, env: NodeJS.ProcessEnv = process.env): { config: z.infer<S>; skippedModels: LoadedPipeline['skippedModels'] } {
+export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, text: string, file: string, env: NodeJS.ProcessEnv = process.env): { config: z.infer<S>; skippedModels: LoadedPipeline['skippedModels']; skippedSections: LoadedPipeline['skippedSections'] } {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -182,9 +184,18 @@ export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, te
     if (unset.length > 0) skippedModels.push({ name: m.name, reason: `${unset.join(', ')} not set` });
     return unset.length === 0;
   });
+  // A section with `if_env` (photos) is left out, before its references are filled, while a variable is unset.
+  const skippedSections: LoadedPipeline['skippedSections'] = [];
+  const sections = Object.entries(data as Record<string, unknown>).filter(([name, v]) => {
+    const wanted = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as { if_env?: unknown }).if_env : undefined;
+    if (!Array.isArray(wanted)) return true;
+    const unset = (wanted as string[]).filter((n) => !env[n]);
+    if (unset.length > 0) skippedSections.push({ name, reason: `${unset.join(', ')} not set`, unset, written: v as Record<string, unknown> });
+    return unset.length === 0;
+  });
   let config: unknown;
   try {
-    config = interpolate({ ...data, models: kept }, env, '');
+    config = interpolate({ ...Object.fromEntries(sections), models: kept }, env, '');
   } catch (err) {
     throw new GsrError(`${file}: ${errorMessage(err)}`);
   }
@@ -196,12 +207,15 @@ export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, te
     const path = pathText(issue.path.filter((k): k is PathKey => typeof k !== 'symbol'));
     throw new GsrError(`${file}: ${path}: ${issue.message} (after filling in environment variables)`);
   }
-  const names = new Set<string>();
+  const folders = new Map<string, string>();
   for (const m of (filled.data as WithModels).models) {
-    if (names.has(m.name)) throw new GsrError(`${file}: models: the name "${m.name}" is used twice`);
-    names.add(m.name);
+    const folder = modelFolder(m.name);
+    const other = folders.get(folder);
+    if (other === m.name) throw new GsrError(`${file}: models: the name "${m.name}" is used twice`);
+    if (other !== undefined) throw new GsrError(`${file}: models: "${other}" and "${m.name}" would share the folder "${folder}"; rename one`);
+    folders.set(folder, m.name);
   }
-  return { config: filled.data as z.infer<S>, skippedModels };
+  return { config: filled.data as z.infer<S>, skippedModels, skippedSections };
 }
 
 /**
@@ -209,8 +223,8 @@ export function parsePipelineText<S extends z.ZodType<WithModels>>(schema: S, te
  * Throws a one-line GsrError on the first problem.
  */
 export function parsePipeline(text: string, file: string, env: NodeJS.ProcessEnv = process.env): LoadedPipeline {
-  const { config, skippedModels } = parsePipelineText(PipelineSchema, text, file, env);
-  return { file, config: resolvePaths(config, dirname(resolve(file))), skippedModels };
+  const { config, skippedModels, skippedSections } = parsePipelineText(PipelineSchema, text, file, env);
+  return { file, config: resolvePaths(config, dirname(resolve(file))), skippedModels, skippedSections };
 }
 
 /** Reads and validates a pipeline file. */

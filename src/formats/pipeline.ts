@@ -6,6 +6,14 @@ import { z } from 'zod';
 
 const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" (it names a folder)');
 
+/** A model's name: its row in every table and its key in the run store. A model id (`Qwen/Qwen2.5-VL-7B-Instruct`, `llava:13b`) is fine. */
+const ModelName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/, 'use letters, digits, ".", "_", "-", ":", "/", "@" and "+" (a model id is fine)');
+
+/** The folder of a model's prompts, answers and results: its name with each character other than letters, digits, ".", "_" and "-" as "_". */
+export function modelFolder(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
 const SyntheticDataset = z.strictObject({
   /** Scenes to render. */
   count: z.number().int().positive().default(48),
@@ -42,6 +50,10 @@ const AnnotatorModels = z.strictObject({
   device: z.enum(['auto', 'cpu', 'cuda']).default('auto'),
   /** Folder of downloaded models (default models/ in the working directory). */
   models_dir: z.string().min(1).optional(),
+  /** Image decoding rules (docs/perception.md, "Decoding"; absent: the reference's, `drop`, `clip` and `ignore`). */
+  decode_alpha: z.enum(['drop', 'white']).optional(),
+  decode_grey16: z.enum(['clip', 'high-byte']).optional(),
+  decode_icc: z.enum(['ignore', 'convert']).optional(),
 });
 
 const Annotations = z.strictObject({
@@ -80,8 +92,8 @@ const Prompts = z.strictObject({
 });
 
 export const Model = z.strictObject({
-  /** Name in results and the report. */
-  name: Name,
+  /** Name in results and the report (e.g. the model id: `name: ${GSR_MODEL}`); its folder is `modelFolder(name)`. */
+  name: ModelName,
   /** Answerer kind: `openai` (Chat Completions over HTTP), a baseline (`geometric`, `random`, `always-first`) or `simulated`. */
   kind: z.string().min(1),
   /** Model id sent to the endpoint (default: name). */
@@ -132,9 +144,12 @@ const Report = z.strictObject({
 
 /**
  * Real photos annotated beside the main data: a What'sUp-layout folder, a detector, and reference
- * boxes the detector's hit rate is measured against (the demo: the 16 shipped photos and FastestDet).
+ * boxes the detector's hit rate is measured against (the demo: the 16 What'sUp sample photos and
+ * FastestDet, both from outside the repository).
  */
 const Photos = z.strictObject({
+  /** Environment variables that must be set for the stage to run; otherwise it is left out, with one line saying so. */
+  if_env: z.array(z.string().min(1)).optional(),
   /** Data folder in What'sUp's layout. */
   root: z.string().min(1),
   /** Detector id (boxes only). */

@@ -33,6 +33,29 @@ export const ReasoningSplitSummarySchema = z.object({
 });
 export type ReasoningSplitSummary = z.infer<typeof ReasoningSplitSummarySchema>;
 
+const counts = z.record(z.string(), num);
+
+/**
+ * What'sUp's own metrics of one controlled split in reasoning.json (`whatsup.<split>`; docs/scoring.md,
+ * "What'sUp's own metrics"): means over the passes (rotations), the all-rotations-right figures, and
+ * the confusion counts summed over the passes (`confusion[gold][chosen]`, `none` = not read).
+ */
+export const WhatsupSummarySchema = z.looseObject({
+  subset: z.enum(['A', 'B']),
+  /** Images. */
+  n: num,
+  passes: num,
+  individual: num.nullable(),
+  pair: num.nullable(),
+  set: num.nullable(),
+  circular: z.looseObject({ individual: num.nullable(), pair: num.nullable(), set: num.nullable() }),
+  prepositions: counts.optional(),
+  confusion: z.record(z.string(), counts).optional(),
+  unparsed: num.optional(),
+  by_pass: z.array(z.looseObject({ rotation: num, n: num, individual: num.nullable(), pair: num.nullable(), set: num.nullable() })).optional(),
+});
+export type WhatsupSummary = z.infer<typeof WhatsupSummarySchema>;
+
 /** reasoning.json */
 export const ReasoningSummarySchema = z.object({
   model: z.string(),
@@ -41,6 +64,8 @@ export const ReasoningSummarySchema = z.object({
   total_average: z.looseObject({ circular: num.nullable().optional(), vanilla: num.nullable().optional() }).optional(),
   position_bias: z.unknown().optional(),
   relations: z.unknown().optional(),
+  /** What'sUp's own metrics per controlled split (whatsup-a, whatsup-b). */
+  whatsup: z.record(z.string(), WhatsupSummarySchema).optional(),
 });
 export type ReasoningSummary = z.infer<typeof ReasoningSummarySchema>;
 

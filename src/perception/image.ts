@@ -1,14 +1,33 @@
 /**
  * Image decoding for every perception port: one place turns a file into 8-bit sRGB pixels.
  */
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { imageSize as headerSize } from 'image-size';
 import sharp from 'sharp';
 import { GsrError, errorMessage } from '../util/errors.js';
-import type { RgbImage } from './types.js';
+import type { DecodeOptions, RgbImage } from './types.js';
 
 /** A file path, or encoded bytes. */
 export type ImageSource = string | Uint8Array;
+
+/** Every rule of `o`, the reference's where absent, by the names runs record them under (the journal header). */
+export function decodeRules(o: DecodeOptions = {}): Record<string, string> {
+  return { decode_alpha: o.alpha ?? 'drop', decode_grey16: o.grey16 ?? 'clip', decode_icc: o.icc ?? 'ignore' };
+}
+
+/** The rules of `o` that differ from the reference (as `info.models[].settings` records them): empty for the reference decoding. */
+export function decodeSettings(o: DecodeOptions = {}): Record<string, string> {
+  const reference = decodeRules();
+  return Object.fromEntries(Object.entries(decodeRules(o)).filter(([k, v]) => v !== reference[k]));
+}
+
+const bufferOf = (source: ImageSource) => (typeof source === 'string' ? source : Buffer.from(source.buffer, source.byteOffset, source.byteLength));
+/**
+ * sharp on `source`, failing on damaged data; `limit` is checked on the header, before any pixel is
+ * decoded. An embedded ICC profile is ignored unless `decode.icc` is `convert`.
+ */
+const sharpOf = (source: ImageSource, decode: DecodeOptions, limit: number | false = maxImagePixels()) =>
+  sharp(bufferOf(source), { failOn: 'warning', limitInputPixels: limit, ignoreIcc: decode.icc !== 'convert' });
 
 function sourceName(source: ImageSource, label?: string): string {
   return label ?? (typeof source === 'string' ? source : 'image buffer');
@@ -52,18 +71,14 @@ async function decodeError(source: ImageSource, name: string, err: unknown): Pro
 }
 
 /**
- * The decoding pipeline: EXIF orientation applied, alpha composited on white (what Hugging Face's
- * `convert_rgb` does), any colour space (grey, 16-bit, CMYK via its ICC profile) to 8-bit sRGB.
- * CMYK without a profile goes through {@link decodeCmyk} instead.
- * Fails on truncated or damaged data instead of decoding a grey tail.
+ * The decoding pipeline: EXIF orientation applied, an ICC profile ignored and alpha dropped (or
+ * composited on white, rounding down, under `alpha: 'white'`), as PIL's `exif_transpose` and
+ * `convert('RGB')` do. The caller picks the colour conversion. Fails on truncated or damaged data
+ * instead of decoding a grey tail.
  */
-function pipeline(source: ImageSource, limit: number | false = maxImagePixels()): sharp.Sharp {
-  const input = typeof source === 'string' ? source : Buffer.from(source.buffer, source.byteOffset, source.byteLength);
-  // The pixel limit is checked on the header, before any pixel is decoded.
-  return sharp(input, { failOn: 'warning', limitInputPixels: limit })
-    .rotate()
-    .flatten({ background: { r: 255, g: 255, b: 255 } })
-    .toColourspace('srgb');
+function pipeline(source: ImageSource, decode: DecodeOptions): sharp.Sharp {
+  const p = sharpOf(source, decode).rotate();
+  return decode.alpha === 'white' ? p.flatten({ background: { r: 255, g: 255, b: 255 } }) : p.removeAlpha();
 }
 
 /**
@@ -90,18 +105,41 @@ function jpegColour(bytes: Uint8Array): { components: number; icc: boolean } | n
   return null;
 }
 
+/** A PNG's colour type (IHDR byte 25), or null when it is not a PNG. */
+async function pngColourType(source: ImageSource): Promise<number | null> {
+  const head: Uint8Array = typeof source === 'string' ? new Uint8Array(26) : source;
+  if (typeof source === 'string') {
+    const f = await open(source, 'r');
+    try {
+      await f.read(head, 0, 26, 0);
+    } finally {
+      await f.close();
+    }
+  }
+  return head.length >= 26 && head[0] === 0x89 && head[1] === 0x50 && head[2] === 0x4e && head[3] === 0x47 ? head[25]! : null;
+}
+
 /**
- * CMYK with no ICC profile. sharp would convert it through a built-in CMYK profile; PIL's
- * `convert('RGB')` uses its plain formula instead (up to 118 levels apart on test/fixtures/perception/cmyk),
- * and PIL is the reference, so these images take {@link cmykToRgb}.
+ * Which conversion an image takes:
+ * - `cmyk`: CMYK, unless it has an ICC profile and `icc: 'convert'` asks for it. sharp would convert
+ *   it through its profile, or a built-in CMYK profile when it has none; PIL's `convert('RGB')` uses
+ *   its plain formula for both (up to 118 levels apart on test/fixtures/perception/cmyk), and PIL is
+ *   the reference, so these take {@link cmykToRgb}.
+ * - `grey16`: what PIL opens as mode I;16 (16-bit grey with no alpha channel: a PNG's colour type 0,
+ *   with or without a transparent value) under `grey16: 'clip'`. sharp would keep the high byte.
+ *   16-bit grey with an alpha channel is RGBA to PIL, high bytes, as sharp converts it.
+ * - `srgb`: everything else, sharp's conversion to 8-bit sRGB.
  */
-async function isCmykWithoutIcc(source: ImageSource): Promise<boolean> {
+async function conversionOf(source: ImageSource, decode: DecodeOptions): Promise<'cmyk' | 'grey16' | 'srgb'> {
+  const viaProfile = (hasProfile: boolean | undefined) => hasProfile === true && decode.icc === 'convert';
   if (typeof source !== 'string') {
     const jpeg = jpegColour(source);
-    if (jpeg !== null) return jpeg.components === 4 && !jpeg.icc;
+    if (jpeg !== null) return jpeg.components === 4 && !viaProfile(jpeg.icc) ? 'cmyk' : 'srgb';
   }
-  const m = await sharp(typeof source === 'string' ? source : Buffer.from(source.buffer, source.byteOffset, source.byteLength), { limitInputPixels: false }).metadata().catch(() => null);
-  return m?.space === 'cmyk' && !m.hasProfile;
+  const m = await sharp(bufferOf(source), { limitInputPixels: false }).metadata().catch(() => null);
+  if (m?.space === 'cmyk' && !viaProfile(m.hasProfile)) return 'cmyk';
+  if (m?.space === 'grey16' && decode.grey16 !== 'high-byte' && (!m.hasAlpha || (await pngColourType(source)) === 0)) return 'grey16';
+  return 'srgb';
 }
 
 /** PIL's CMYK to RGB (Convert.c `cmyk2rgb`): nk = 255 - K; each channel nk - round(C * nk / 255). */
@@ -117,10 +155,9 @@ function cmykToRgb(cmyk: Uint8Array, pixels: number): Uint8Array {
   return rgb;
 }
 
-/** Decodes a CMYK image without a profile the way PIL does: the CMYK values as stored, then {@link cmykToRgb}. */
+/** Decodes a CMYK image the way PIL does: the CMYK values as stored (any profile ignored), then {@link cmykToRgb}. */
 async function decodeCmyk(source: ImageSource): Promise<RgbImage> {
-  const input = typeof source === 'string' ? source : Buffer.from(source.buffer, source.byteOffset, source.byteLength);
-  const { data, info } = await sharp(input, { failOn: 'warning', limitInputPixels: maxImagePixels() })
+  const { data, info } = await sharpOf(source, { icc: 'ignore' })
     .rotate()
     .pipelineColourspace('cmyk')
     .toColourspace('cmyk')
@@ -130,6 +167,15 @@ async function decodeCmyk(source: ImageSource): Promise<RgbImage> {
   return { data: cmykToRgb(data, info.width * info.height), width: info.width, height: info.height };
 }
 
+/** 16-bit grey as PIL's I;16 to RGB: sharp's cast from 16 to 8 bits clips, then the grey goes to all three channels. */
+async function decodeGrey16Clipped(p: sharp.Sharp): Promise<RgbImage> {
+  const { data, info } = await p.toColourspace('grey16').raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  if (info.channels !== 1) throw new Error(`decoded 16-bit grey to ${info.channels} channels, expected 1`);
+  const rgb = new Uint8Array(data.length * 3);
+  for (let i = 0, o = 0; i < data.length; i++, o += 3) rgb[o] = rgb[o + 1] = rgb[o + 2] = data[i]!;
+  return { data: rgb, width: info.width, height: info.height };
+}
+
 async function toRgb(p: sharp.Sharp): Promise<RgbImage> {
   const { data, info } = await p.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   if (info.channels !== 3) throw new Error(`decoded to ${info.channels} channels, expected 3`);
@@ -137,15 +183,18 @@ async function toRgb(p: sharp.Sharp): Promise<RgbImage> {
 }
 
 /**
- * Decodes an image file (or its bytes) to interleaved 8-bit sRGB with EXIF orientation applied.
+ * Decodes an image file (or its bytes) to interleaved 8-bit sRGB with EXIF orientation applied, by
+ * default as Transformers' `load_image` does (`decode` names the deliberate differences).
  * Corrupt, truncated, empty or unsupported files throw a one-line GsrError naming the file.
  */
-export async function loadImage(source: ImageSource, label?: string): Promise<RgbImage> {
+export async function loadImage(source: ImageSource, label?: string, decode: DecodeOptions = {}): Promise<RgbImage> {
   const name = sourceName(source, label);
   checkNotEmpty(source, name);
   try {
-    if (await isCmykWithoutIcc(source)) return await decodeCmyk(source);
-    return await toRgb(pipeline(source));
+    const conversion = await conversionOf(source, decode);
+    if (conversion === 'cmyk') return await decodeCmyk(source);
+    if (conversion === 'grey16') return await decodeGrey16Clipped(pipeline(source, decode));
+    return await toRgb(pipeline(source, decode).toColourspace('srgb'));
   } catch (err) {
     throw await decodeError(source, name, err);
   }
@@ -162,7 +211,7 @@ export async function imageSize(source: ImageSource, label?: string): Promise<{ 
     if (quick) return quick;
   }
   try {
-    const m = await pipeline(source, false).metadata(); // reading a header decodes no pixels
+    const m = await sharpOf(source, {}, false).metadata(); // reading a header decodes no pixels
     if (!m.width || !m.height) throw new Error('no image size in header');
     const swap = (m.orientation ?? 1) >= 5;
     return swap ? { width: m.height, height: m.width } : { width: m.width, height: m.height };

@@ -51,4 +51,4 @@ export type { ImageSource } from './image.js';
 export { listModels, modelStatus, verifyInstalled, verifyPath } from './store.js';
 export type { ModelStatus, FileStatus, FileCheck, PathCheck } from './store.js';
 export { pullModel } from './pull.js';
-export type { PulledFile } from './pull.js';
+export type { PulledFile, PullOptions } from './pull.js';

@@ -6,6 +6,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { MODELS_LOCK_FILE } from '../formats/models-lock.js';
 import { GsrError } from '../util/errors.js';
 import { readJsonFile } from '../util/jsonl.js';
 import type { Precision } from './types.js';
@@ -33,7 +34,7 @@ export const modelFileSchema = z.object({
   path: z.string().min(1),
   url: z.string().url().nullable(),
   bytes: z.number().int().positive().nullable(),
-  /** Null when not known for certain: `models pull` then skips the check with a warning. */
+  /** Null when not known for certain: `models pull` then checks against the hub's hash, or warns. */
   sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
   /** What a user must know about this file (e.g. an unverified URL). */
   note: z.string().optional(),
@@ -45,6 +46,15 @@ export const modelManifestSchema = z.object({
   description: z.string(),
   licence: z.string(),
   source: z.string(),
+  /**
+   * The commit of the source repository the URLs fetch (`.../resolve/<revision>/...` on Hugging Face);
+   * null or absent when unknown: `models pull` then says so and the lock records the commit served.
+   */
+  revision: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/, 'a revision is a full 40-digit commit id')
+    .nullable()
+    .optional(),
   files: z.array(modelFileSchema).min(1),
   /** I/O contract per ONNX file role. */
   contract: z.record(z.string(), graphContractSchema),
@@ -79,7 +89,7 @@ export async function readManifestFile(path: string): Promise<ModelManifest> {
 
 /** All shipped manifests, sorted by id. */
 export async function listManifests(dir = MANIFEST_DIR): Promise<ModelManifest[]> {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json') && f !== MODELS_LOCK_FILE).sort();
   const out = await Promise.all(files.map((f) => readManifestFile(join(dir, f))));
   return out.sort((a, b) => a.id.localeCompare(b.id));
 }
@@ -98,8 +108,8 @@ export function modelFolder(modelsDir: string, id: string): string {
 }
 
 /**
- * Folders searched for installed models, in order: `modelsDir` (--models-dir, default ./models, which
- * ships the real FastestDet in models/fastestdet), then each folder of GSR_MODELS_PATH.
+ * Folders searched for installed models, in order: `modelsDir` (--models-dir, default ./models, where
+ * `gsr models pull` puts them), then each folder of GSR_MODELS_PATH.
  */
 export function modelSearchDirs(modelsDir: string): string[] {
   const extra = (process.env.GSR_MODELS_PATH ?? '').split(delimiter).filter((d) => d !== '');

@@ -126,7 +126,9 @@ const kernel = lazyKernel<{ horizontal: Horizontal; vertical: Vertical }>(PIL_RE
  * shrinking as when enlarging (`reducing_gap` None, the default, which Hugging Face's processors
  * keep): the same coefficients (support scaled by the shrink factor), fixed-point sums, and the
  * horizontal pass first, stored in 8 bits, then the vertical pass. An axis whose size does not change
- * is not resampled. The two passes run as a WebAssembly SIMD kernel (wasm/pil-resample.ts).
+ * is not resampled. Like `Image.resize` (Pillow 12), an image more than 100 times taller than wide
+ * that shrinks vertically is resized vertically first, as a resize of its own, then horizontally. The
+ * two passes run as a WebAssembly SIMD kernel (wasm/pil-resample.ts).
  */
 export function resizePilRgb(
   src: Uint8Array,
@@ -138,6 +140,12 @@ export function resizePilRgb(
 ): Uint8Array {
   if (![sw, sh, dw, dh].every((v) => Number.isInteger(v) && v > 0)) throw new GsrError(`PIL resize: sizes must be positive integers, got ${sw}x${sh} -> ${dw}x${dh}`);
   if (src.length !== sw * sh * 3) throw new GsrError(`PIL resize: ${src.length} bytes for a ${sw}x${sh} RGB image`);
+  if (sh > sw * 100 && dh < sh) return resample(resample(src, sw, sh, sw, dh, filter), sw, dh, dw, dh, filter);
+  return resample(src, sw, sh, dw, dh, filter);
+}
+
+/** Pillow's ImagingResample: the horizontal pass (if any), then the vertical one. */
+function resample(src: Uint8Array, sw: number, sh: number, dw: number, dh: number, filter: 'bilinear' | 'bicubic'): Uint8Array {
   const xt = dw !== sw ? pilTaps(sw, dw, filter) : undefined;
   const yt = dh !== sh ? pilTaps(sh, dh, filter) : undefined;
   if (!xt && !yt) return src.slice();

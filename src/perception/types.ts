@@ -104,6 +104,33 @@ export type Device = 'auto' | 'cpu' | 'cuda';
  */
 export type Precision = 'fp32' | 'int8';
 
+/**
+ * How alpha becomes RGB. `drop` (the default, as Transformers' `load_image`: PIL's `convert('RGB')`
+ * keeps the colour stored under each pixel) or `white` (composited on white, rounding down).
+ */
+export const ALPHA_RULES = ['drop', 'white'] as const;
+export type AlphaRule = (typeof ALPHA_RULES)[number];
+/**
+ * How 16-bit greyscale (PIL's mode I;16) becomes 8-bit. `clip` (the default, as PIL's
+ * `convert('RGB')`: values above 255 become 255) or `high-byte` (each value's high byte).
+ */
+export const GREY16_RULES = ['clip', 'high-byte'] as const;
+export type Grey16Rule = (typeof GREY16_RULES)[number];
+
+/**
+ * What an embedded ICC profile does. `ignore` (the default, as PIL's `convert('RGB')`: the stored
+ * values are taken as they are, CMYK by PIL's formula) or `convert` (to sRGB through the profile).
+ */
+export const ICC_RULES = ['ignore', 'convert'] as const;
+export type IccRule = (typeof ICC_RULES)[number];
+
+/** Decoding rules; each absent one is the reference's (docs/perception.md, "Decoding"). */
+export interface DecodeOptions {
+  alpha?: AlphaRule;
+  grey16?: Grey16Rule;
+  icc?: IccRule;
+}
+
 /** onnxruntime session settings beyond device and threads (docs/perception.md, "Speed"). */
 export interface SessionTuning {
   /** Graph optimisation level (default `all`). */

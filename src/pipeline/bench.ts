@@ -19,7 +19,7 @@ import { tableText } from '../report/bench-page.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
 import { readJsonlAll } from '../util/jsonl.js';
-import { Model } from '../formats/pipeline.js';
+import { Model, modelFolder } from '../formats/pipeline.js';
 import { runStages, type Stage } from './engine.js';
 import { parsePipelineText } from '../formats/pipeline-file.js';
 import { PipelineProgress } from './progress.js';
@@ -49,7 +49,12 @@ export const BenchPipelineSchema = z.strictObject({
     prompts: z.record(z.string(), z.unknown()).default({}),
   }).refine((b) => (b.root === undefined) !== (b.generate === undefined), { message: 'give either root (a published copy) or generate (settings), not both' }),
   models: z.array(BenchModel).default([]),
-  report: z.strictObject({ title: z.string().min(1).optional(), file: z.string().min(1).default('report.html') }).prefault({}),
+  report: z.strictObject({
+    title: z.string().min(1).optional(),
+    file: z.string().min(1).default('report.html'),
+    /** The plug-in's analysis settings (e.g. SVAT's test alternative), as it documents them. */
+    analysis: z.record(z.string(), z.unknown()).optional(),
+  }).prefault({}),
 });
 export type BenchPipelineConfig = z.infer<typeof BenchPipelineSchema>;
 
@@ -73,6 +78,12 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
   const b = benchmarks.get(config.benchmark.name); // unknown names fail here, with the list
   if (config.benchmark.generate && !b.generateItems) throw new GsrError(`${file}: benchmark ${b.name} has no generator (give root)`);
   if (config.benchmark.root && !b.importItems) throw new GsrError(`${file}: benchmark ${b.name} has no importer (give generate)`);
+  for (const m of config.models) {
+    const n = answerAttemptsOf(m, b);
+    if (b.maxAnswerAttempts !== undefined && n > b.maxAnswerAttempts) {
+      throw new GsrError(`${file}: model ${m.name}: answer_attempts ${n} is above ${b.name}'s limit of ${b.maxAnswerAttempts} (its official protocol does not ask again)`);
+    }
+  }
   const root = config.benchmark.root === undefined ? undefined : abs(config.benchmark.root);
   return { file: resolve(file), config: { ...config, out: abs(config.out), benchmark: { ...config.benchmark, root } }, skippedModels };
 }
@@ -80,8 +91,13 @@ export async function loadBenchPipeline(file: string, env: NodeJS.ProcessEnv = p
 const PROMPTS_FILE = 'prompts.jsonl';
 const RESPONSES_FILE = 'responses.jsonl';
 
-function generation(m: BenchPipelineConfig['models'][number], answerAttempts: number): GenerationSettings {
-  const s: GenerationSettings = { answerer: m.kind, model: m.name, endpoint_model: m.model ?? m.name, temperature: m.temperature ?? 0, max_tokens: m.max_tokens, seed: m.seed };
+/** A model's temperature and max_tokens: its own, else the plug-in's protocol defaults (temperature 0). */
+function requestOf(m: BenchPipelineConfig['models'][number], b: Benchmark): { temperature: number; max_tokens?: number } {
+  return { temperature: m.temperature ?? b.requestDefaults?.temperature ?? 0, max_tokens: m.max_tokens ?? b.requestDefaults?.max_tokens };
+}
+
+function generation(m: BenchPipelineConfig['models'][number], b: Benchmark, answerAttempts: number): GenerationSettings {
+  const s: GenerationSettings = { answerer: m.kind, model: m.name, endpoint_model: m.model ?? m.name, ...requestOf(m, b), seed: m.seed };
   if (m.kind === 'openai') s.base_url = m.base_url;
   if (m.structured_outputs) s.structured_outputs = m.structured_outputs;
   // Only when above 1, so runs that ask once keep their settings ids.
@@ -159,10 +175,10 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         try {
           for (const m of config.models) {
             const answerAttempts = answerAttemptsOf(m, set.benchmark);
-            const settings = generation(m, answerAttempts);
+            const settings = generation(m, set.benchmark, answerAttempts);
             const answerer = await benchAnswerer(set.benchmark, set.items, m.kind, {
               model: m.model ?? m.name, baseUrl: m.base_url, apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
-              temperature: m.temperature ?? 0, maxTokens: m.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
+              temperature: settings.temperature, maxTokens: settings.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
             });
             let r;
             try {
@@ -182,7 +198,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
               const record = toResponseRecord(row);
               return reasked ? { ...record, answer_attempts: (reasked.get(row.key) ?? 0) + 1 } : record;
             });
-            await writeJsonlAtomic(join(ctx.dir, m.name, RESPONSES_FILE), rows);
+            await writeJsonlAtomic(join(ctx.dir, modelFolder(m.name), RESPONSES_FILE), rows);
             const failed = rows.filter((x) => x.status === 'failed').length;
             if (failed > 0) ctx.notice(`${m.name}: ${failed} of ${keys.size} prompts failed (${Object.keys(r.failures).join(', ') || 'see responses'})`);
             const attempts = reasked ? { answer_attempts: answerAttempts, reasked: rows.reduce((a, row) => a + (reasked.get(row.key) ?? 0), 0) } : {};
@@ -202,7 +218,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         const set = await loadItemSet(ctx.input('dataset'));
         const prompts = await readBenchPrompts(join(ctx.input('prompts'), PROMPTS_FILE));
         const responses = new Map<string, ResponseLike[]>();
-        for (const m of config.models) responses.set(m.name, await readJsonlAll<ResponseLike>(join(ctx.input('answer'), m.name, RESPONSES_FILE)));
+        for (const m of config.models) responses.set(m.name, await readJsonlAll<ResponseLike>(join(ctx.input('answer'), modelFolder(m.name), RESPONSES_FILE)));
         const scores = scoreModels(set.benchmark, set.items, prompts, responses);
         await writeJsonlAtomic(join(ctx.dir, 'scores.jsonl'), scores.scored);
         await writeJsonAtomic(join(ctx.dir, 'cells.json'), scores.cells);
@@ -210,7 +226,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
       },
     },
     {
-      name: 'report', after: ['dataset', 'prompts', 'answer', 'score'], settings: { title: config.report.title, file: config.report.file },
+      name: 'report', after: ['dataset', 'prompts', 'answer', 'score'], settings: { title: config.report.title, file: config.report.file, analysis: config.report.analysis },
       async run(ctx) {
         const set = await loadItemSet(ctx.input('dataset'));
         const prompts = await readBenchPrompts(join(ctx.input('prompts'), PROMPTS_FILE));
@@ -218,9 +234,9 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         const cells = JSON.parse(await readFile(join(ctx.input('score'), 'cells.json'), 'utf8'));
         const outputs = new Map<string, string>();
         for (const m of config.models) {
-          for (const r of await readJsonlAll<ResponseLike>(join(ctx.input('answer'), m.name, RESPONSES_FILE))) outputs.set(`${m.name}\0${r.key}`, r.output);
+          for (const r of await readJsonlAll<ResponseLike>(join(ctx.input('answer'), modelFolder(m.name), RESPONSES_FILE))) outputs.set(`${m.name}\0${r.key}`, r.output);
         }
-        const analysis = await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), { items: set.items, prompts, scores: { scored, cells }, outputs, title: config.report.title });
+        const analysis = await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), { items: set.items, prompts, scores: { scored, cells }, outputs, title: config.report.title, analysis: config.report.analysis });
         await writeJsonAtomic(join(ctx.dir, 'analysis.json'), analysis ?? null);
         return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText) };
       },
@@ -255,7 +271,7 @@ export async function runBenchPipeline(file: string, options: BenchRunOptions = 
   const report = outcomes.find((o) => o.name === 'report')?.record.summary as { file: string; tables: string[] } | undefined;
   return {
     name: config.name, out: config.out, stages: outcomes.map((o) => ({ name: o.name, status: o.status, seconds: o.seconds })),
-    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [] as never[], regression: null,
+    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [] as never[], warnings: [], regression: null,
     report: report ? join(config.out, 'report', report.file) : null, tables: report?.tables,
   };
 }

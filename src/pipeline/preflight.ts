@@ -3,6 +3,7 @@
  * line and writes nothing: dataset paths, annotation file, answerer kinds, box formats, endpoints.
  */
 import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { answerers, BASELINE_BOX_FORMATS } from '../mllm/index.js';
 import { BOX_FORMATS } from '../scoring/index.js';
 import { GsrError, errorMessage } from '../util/errors.js';
@@ -50,6 +51,15 @@ export async function preflight(config: PipelineConfig, file: string): Promise<v
     const m = annotatorModels(config);
     const missing = await missingModels([m.detector, m.segmenter, m.depth].filter((x): x is string => x !== null), m.modelsDir);
     if (missing.length > 0) throw new GsrError(`${file}: annotations.models: ${missing[0]} is not installed in ${m.modelsDir} (run \`gsr models pull ${missing[0]}\`)`);
+  }
+  const photos = config.photos;
+  if (photos) {
+    if ((await kindOf(photos.root)) !== 'dir') throw new GsrError(`${file}: photos.root: folder not found: ${photos.root}`);
+    if ((await kindOf(photos.reference)) !== 'file') throw new GsrError(`${file}: photos.reference: file not found: ${photos.reference}`);
+    const modelsDir = photos.models_dir ?? resolve('models');
+    if ((await missingModels([photos.detector], modelsDir)).length > 0) {
+      throw new GsrError(`${file}: photos.detector: ${photos.detector} is not installed in ${modelsDir} or GSR_MODELS_PATH (run \`gsr models pull ${photos.detector}\`)`);
+    }
   }
   if (config.prompts.tasks.includes('dap') && source === 'models' && !a.models?.depth) {
     throw new GsrError(`${file}: prompts.tasks has dap, which needs depth: name a depth model in annotations.models.depth, or drop dap`);

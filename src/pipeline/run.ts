@@ -19,7 +19,7 @@ import { photosStage, type PhotosStageSummary } from './stages/photos.js';
 import { promptsStage } from './stages/prompts.js';
 import { reportStage, type ReportStageSummary } from './stages/report.js';
 import { scoreStage, type ScoreStageSummary } from './stages/score.js';
-import { summaryRows, type SummaryRow } from './summary.js';
+import { summaryRows, summaryWarnings, type SummaryRow } from './summary.js';
 
 /** Stage names in run order (`photos` only when the pipeline has `photos:`). */
 export const STAGE_NAMES = ['dataset', 'annotate', 'photos', 'prompts', 'answer', 'score', 'analyze', 'report'] as const;
@@ -50,7 +50,11 @@ export interface PipelineResult {
   /** What perception the annotations came from, in words. */
   perception: string | null;
   skipped_models: LoadedPipeline['skippedModels'];
+  /** Sections left out (the real-photo stage without its environment variables), with how to turn them on. */
+  skipped_sections?: Array<{ name: string; reason: string; how: string }>;
   rows: SummaryRow[];
+  /** More than 10% of a model's answers to a task unparsed, one line each. */
+  warnings: string[];
   regression: AnalyzeStageSummary | null;
   /** The real photos' detector hit rate against reference boxes, when the pipeline has `photos:`. */
   photos?: PhotosStageSummary | null;
@@ -58,6 +62,13 @@ export interface PipelineResult {
   report: string | null;
   /** Benchmark pipelines: the plug-in's tables as text. */
   tables?: string[];
+}
+
+/** How to turn a left-out section on, in one line. */
+function turnOn(s: LoadedPipeline['skippedSections'][number]): string {
+  if (s.name !== 'photos') return `set ${s.unset.join(' and ')} to run it`;
+  const detector = typeof s.written.detector === 'string' ? s.written.detector : 'fastestdet';
+  return `set ${s.unset.join(' and ')} to a folder of photos in What'sUp's layout and install ${detector} (\`gsr models pull ${detector}\`) to run the real-photo check (docs/pipeline.md, "Real photos")`;
 }
 
 /** Loads, checks and runs a pipeline file. */
@@ -70,6 +81,8 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
   const stages = buildStages(config);
   const progress = new PipelineProgress(stages.length, options.log ? (l) => options.log!(l) : undefined);
   for (const m of loaded.skippedModels) progress.line(`model ${m.name} skipped (${m.reason})`);
+  const skippedSections = loaded.skippedSections.map((s) => ({ name: s.name, reason: s.reason, how: turnOn(s) }));
+  for (const s of skippedSections) progress.line(`${s.name} skipped (${s.reason})`);
   const outcomes = await runStages(stages, { out: config.out, force: options.force, progress, signal: options.signal });
   const summaryOf = <T>(name: string) => outcomes.find((o) => o.name === name)?.record.summary as T | undefined;
   const report = summaryOf<ReportStageSummary>('report');
@@ -80,7 +93,9 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
     seconds: (Date.now() - started) / 1000,
     perception: summaryOf<AnnotateStageSummary>('annotate')?.perception ?? null,
     skipped_models: loaded.skippedModels,
+    skipped_sections: skippedSections,
     rows: summaryRows(summaryOf<AnswerStageSummary>('answer'), summaryOf<ScoreStageSummary>('score')),
+    warnings: summaryWarnings(summaryOf<ScoreStageSummary>('score')),
     regression: summaryOf<AnalyzeStageSummary>('analyze') ?? null,
     photos: summaryOf<PhotosStageSummary>('photos') ?? null,
     report: report ? join(config.out, 'report', report.file) : null,

@@ -10,6 +10,9 @@ export interface SummaryRow {
   dap: number | null;
   nodap: number | null;
   g_score: number | null;
+  /** Grounding objects and the answers among them no rule could read, beside the G-Score. */
+  g_objects: number | null;
+  g_unparsed: number | null;
   failed: number;
 }
 
@@ -18,16 +21,23 @@ export function summaryRows(answers: AnswerStageSummary | undefined, scores: Sco
   return scores.models.map((s) => {
     const a = answers?.models.find((m) => m.name === s.name);
     const circ = (v: string) => s.reasoning[v]?.circular ?? null;
-    return { model: s.name, kind: a?.kind ?? '', tg: circ('tg'), mc: circ('mc'), dap: circ('dap'), nodap: circ('nodap'), g_score: s.g_score, failed: a?.failed ?? 0 };
+    const g = s.grounding ?? null;
+    return { model: s.name, kind: a?.kind ?? '', tg: circ('tg'), mc: circ('mc'), dap: circ('dap'), nodap: circ('nodap'), g_score: s.g_score, g_objects: g?.objects ?? null, g_unparsed: g?.unparsed ?? null, failed: a?.failed ?? 0 };
   });
+}
+
+/** The score stage's warnings (more than 10% of a task's answers unparsed), in model order. */
+export function summaryWarnings(scores: ScoreStageSummary | undefined): string[] {
+  return scores?.models.flatMap((m) => m.warnings ?? []) ?? [];
 }
 
 const pct = (v: number | null) => (v === null ? '-' : `${(v * 100).toFixed(1)}`);
 
-/** A fixed-width text table: CircularEval (%) per reasoning task, DAP with/without, Avg G-Score (%). */
+/** A fixed-width text table: CircularEval (%) per reasoning task, DAP with/without, Avg G-Score (%) with its unparsed answers. */
 export function formatSummaryTable(rows: SummaryRow[]): string {
-  const header = ['model', 'kind', 'TG circ', 'MC circ', 'DAP circ (no hint)', 'G-Score', 'failed'];
-  const body = rows.map((r) => [r.model, r.kind, pct(r.tg), pct(r.mc), r.dap === null ? '-' : `${pct(r.dap)} (${pct(r.nodap)})`, pct(r.g_score), String(r.failed)]);
+  const header = ['model', 'kind', 'TG circ', 'MC circ', 'DAP circ (no hint)', 'G-Score', 'unparsed', 'failed'];
+  const unparsed = (r: SummaryRow) => (r.g_unparsed === null || r.g_objects === null ? '-' : `${r.g_unparsed}/${r.g_objects}`);
+  const body = rows.map((r) => [r.model, r.kind, pct(r.tg), pct(r.mc), r.dap === null ? '-' : `${pct(r.dap)} (${pct(r.nodap)})`, pct(r.g_score), unparsed(r), String(r.failed)]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');

@@ -34,6 +34,7 @@ import type { JournalEntry } from '../annotate/journal.js';
 import type { PerceptionModels } from '../annotate/annotate-image.js';
 import type { AnnotationInfo } from '../formats/coco.js';
 import type { Device } from '../perception/types.js';
+import { decodeSettings } from '../perception/image.js';
 import { GsrError } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
 import { readJsonFile } from '../util/jsonl.js';
@@ -58,6 +59,8 @@ export interface AnnotateSpec {
   precision?: ModelSettings['precision'];
   /** onnxruntime session settings every worker uses (`--flush-denormals`); absent means the defaults. */
   session?: ModelSettings['session'];
+  /** Image decoding rules every worker uses (`--decode-alpha`, `--decode-grey16`, `--decode-icc`); absent means the reference's. */
+  decode?: ModelSettings['decode'];
   overlays: boolean;
   maxRunnersUp: number;
   shardSize: number;
@@ -173,6 +176,7 @@ export function queueAnnotateExecutor(q: QueueAnnotateOptions): AnnotateExecutor
         params: o.params ?? {},
         ...(o.precision === 'int8' ? { precision: o.precision } : {}),
         ...(o.session?.denormalAsZero ? { session: { denormalAsZero: true } } : {}),
+        ...(Object.keys(decodeSettings(o.decode)).length > 0 ? { decode: o.decode } : {}),
         files: o.files,
         overlays: o.overlays ?? false,
         maxRunnersUp: o.maxRunnersUp ?? 5,
@@ -258,7 +262,7 @@ export interface AnnotateWorkerOptions {
  */
 export async function annotateProcessor(run: QueueRun, w: AnnotateWorkerOptions): Promise<JobProcessor> {
   const spec = run.spec as AnnotateSpec;
-  const settings: ModelSettings = { detector: spec.detector, segmenter: spec.segmenter, depth: spec.depth, params: spec.params, files: spec.files, precision: spec.precision, session: spec.session, modelsDir: w.modelsDir, device: w.device, threads: w.threads };
+  const settings: ModelSettings = { detector: spec.detector, segmenter: spec.segmenter, depth: spec.depth, params: spec.params, files: spec.files, precision: spec.precision, session: spec.session, decode: spec.decode, modelsDir: w.modelsDir, device: w.device, threads: w.threads };
   const free: Array<{ models: PerceptionModels; info: AnnotationInfo }> = [];
   const all: PerceptionModels[] = [];
   return {
@@ -275,7 +279,7 @@ export async function annotateProcessor(run: QueueRun, w: AnnotateWorkerOptions)
         const records: ShardResult['records'] = [];
         for (const target of (job.data as ShardJobData).targets) {
           if (signal.aborted) throw new Error('worker stopped');
-          const entry = await annotateTarget(target, readTargetImage(target), set.models, out);
+          const entry = await annotateTarget(target, readTargetImage(target, spec.decode), set.models, out);
           const files: Record<string, string> = {};
           if (entry.type === 'done') {
             for (const rel of [entry.image.depth_file, entry.image.overlay_file]) {

@@ -2,6 +2,7 @@ import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { simplePredictionBand } from '../analysis/ols.js';
 import type { RegressionReport } from '../analysis/regression.js';
+import { formatP } from '../util/stats.js';
 
 /** Compiles a Vega-Lite spec and renders it headless to an SVG string (no browser, no network). */
 export async function vegaLiteToSvg(spec: TopLevelSpec): Promise<string> {
@@ -35,7 +36,7 @@ export function regressionPlotSpec(r: RegressionReport, x: number[], y: number[]
   const yTitle = r.y_name;
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: title ?? `${yTitle} ~ ${xTitle}: slope ${slope.estimate.toFixed(3)}, p = ${slope.p.toPrecision(3)}, R² = ${r.r2.toFixed(3)}, n = ${r.n}`,
+    title: title ?? `${yTitle} ~ ${xTitle}: slope ${slope.estimate.toFixed(3)}, p = ${formatP(slope.p)}, R² = ${r.r2.toFixed(3)}, n = ${r.n}`,
     width: 460,
     height: 320,
     layer: [

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseMetric, metricValue } from '../analysis/metrics.js';
+import { groundingWithoutBoxes, parseMetric, metricValue } from '../analysis/metrics.js';
 import { regressionShift, relabelModel, truthBoxes, type RegressionShift, type RelabelModel } from '../analysis/relabel.js';
 import type { GroundingItemRecord, ModelResults } from '../analysis/results-types.js';
 import { readCocoFile } from '../formats/coco.js';
@@ -18,6 +18,8 @@ export interface RelabelReport {
   regression: RegressionShift;
   /** Results folders without grounding-items.jsonl. */
   skipped: string[];
+  /** Models left out of the regression, with why (their G-Score is no measurement). */
+  left_out: { label: string; reason: string }[];
 }
 
 /**
@@ -39,6 +41,7 @@ export async function relabelResults(results: ModelResults[], before: string, af
   const models: RelabelModel[] = [];
   const rows = [];
   const skipped: string[] = [];
+  const leftOut: RelabelReport['left_out'] = [];
   for (const r of results) {
     const itemsPath = join(r.dir, 'grounding-items.jsonl');
     if (!existsSync(itemsPath)) {
@@ -52,7 +55,9 @@ export async function relabelResults(results: ModelResults[], before: string, af
     const pick = (which: 'before' | 'after') => (xSpec.split === 'avg' ? (which === 'before' ? m.avg_before : m.avg_after) : (m.columns[xSpec.split]?.[which] ?? null));
     const y = metricValue(r, ySpec);
     const [xb, xa] = [pick('before'), pick('after')];
-    if (y !== null && xb !== null && xa !== null) rows.push({ model: m.model, y, before: xb, after: xa });
+    const noBoxes = groundingWithoutBoxes(r, xSpec) ?? groundingWithoutBoxes(r, ySpec);
+    if (noBoxes) leftOut.push({ label: m.model, reason: noBoxes });
+    else if (y !== null && xb !== null && xa !== null) rows.push({ model: m.model, y, before: xb, after: xa });
   }
-  return { before, after, models, regression: regressionShift(options.y, x, rows), skipped };
+  return { before, after, models, regression: regressionShift(options.y, x, rows), skipped, left_out: leftOut };
 }

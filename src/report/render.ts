@@ -3,7 +3,9 @@ import type { PhotoObject, PhotosSummary } from '../formats/photos.js';
 import type { RegressionReport } from '../analysis/regression.js';
 import { escapeHtml as h } from './escape.js';
 import type { Gallery } from './gallery.js';
-import type { Cell, DapRow, GroundingTable, ReasoningTable, RelationBreakdown, SplitBreakdownRow } from '../analysis/tables.js';
+import { CHANCE_NULL, type Cell, type DapRow, type GroundingTable, type ReasoningTable, type RelationBreakdown, type SplitBreakdownRow } from '../analysis/tables.js';
+import type { WhatsupPublished, WhatsupTable } from '../analysis/whatsup.js';
+import { formatP } from '../util/stats.js';
 
 const pct = (v: number) => (100 * v).toFixed(1);
 
@@ -30,9 +32,14 @@ export function reasoningTableHtml(t: ReasoningTable): string {
 
 export function groundingTableHtml(t: GroundingTable): string {
   if (t.rows.length === 0) return '<p class="note">No grounding results.</p>';
-  const head = t.columns.map((c) => `<th>${h(c)}</th>`).join('') + '<th>Avg G-Score</th>';
+  const head = t.columns.map((c) => `<th>${h(c)}</th>`).join('') + '<th>Avg G-Score</th><th>Unparsed</th>';
+  const answers = (r: GroundingTable['rows'][number]) => {
+    const a = r.answers;
+    const missing = a.missing > 0 ? ` <span class="ci">+ ${a.missing} missing</span>` : '';
+    return `<td data-testid="t2:${h(r.model)}:unparsed" data-value="${a.unparsed}"${a.unparsed > 0.1 * a.objects ? ' class="warn"' : ''}>${a.unparsed} of ${a.objects}${missing}</td>`;
+  };
   const body = t.rows
-    .map((r) => `<tr><th scope="row">${h(r.model)}</th>${t.columns.map((c) => cellHtml(r.cells[c], `t2:${r.model}:${c}`)).join('')}${cellHtml(r.avg, `t2:${r.model}:avg`)}</tr>`)
+    .map((r) => `<tr><th scope="row">${h(r.model)}</th>${t.columns.map((c) => cellHtml(r.cells[c], `t2:${r.model}:${c}`)).join('')}${cellHtml(r.avg, `t2:${r.model}:avg`)}${answers(r)}</tr>`)
     .join('\n');
   const det = t.detector;
   const detRow = (label: string, pick: (c: { mean_confidence: number | null; share_confident: number | null }) => number | null) =>
@@ -41,13 +48,13 @@ export function groundingTableHtml(t: GroundingTable): string {
         const v = det!.columns[c] ? pick(det!.columns[c]) : null;
         return v === null ? '<td class="na">—</td>' : `<td data-value="${v}">${pct(v)}</td>`;
       })
-      .join('')}<td></td></tr>`;
+      .join('')}<td></td><td></td></tr>`;
   const detRows = det ? detRow('detector: mean confidence', (c) => c.mean_confidence) + detRow('detector: share ≥ 0.5', (c) => c.share_confident) : '';
-  const note = det ? `<p class="note">Detector rows: the annotations' own confidence (from ${h(det.from)}'s grounding.json).</p>` : '';
+  const note =
+    '<p class="note">Unparsed: answers no box could be read from, over all columns (misses in the G-Score; docs/scoring.md, "Box formats"); missing: no answer.</p>' +
+    (det ? `<p class="note">Detector rows: the annotations' own confidence (from ${h(det.from)}'s grounding.json).</p>` : '');
   return `<table id="table2"><thead><tr><th>Model</th>${head}</tr></thead><tbody>${body}${detRows}</tbody></table>${note}`;
 }
-
-const pFmt = (p: number) => (p < 1e-4 ? p.toExponential(2) : p.toFixed(4));
 
 export function dapTableHtml(rows: DapRow[]): string {
   if (rows.length === 0) return '<p class="note">No DAP results (needs <code>dap/</code> and <code>nodap/</code> subfolders with item files).</p>';
@@ -58,7 +65,7 @@ export function dapTableHtml(rows: DapRow[]): string {
         `<td data-testid="dap:${h(r.model)}:${h(r.split)}:${h(r.subset)}:without" data-value="${r.without}">${pct(r.without)}</td>` +
         `<td data-testid="dap:${h(r.model)}:${h(r.split)}:${h(r.subset)}:with" data-value="${r.with}">${pct(r.with)}</td>` +
         `<td>${r.mcnemar.b}</td><td>${r.mcnemar.c}</td>` +
-        `<td data-testid="dap:${h(r.model)}:${h(r.split)}:${h(r.subset)}:p" data-value="${r.mcnemar.p}">${pFmt(r.mcnemar.p)}</td></tr>`,
+        `<td data-testid="dap:${h(r.model)}:${h(r.split)}:${h(r.subset)}:p" data-value="${r.mcnemar.p}">${formatP(r.mcnemar.p)}</td></tr>`,
     )
     .join('\n');
   return (
@@ -80,29 +87,37 @@ export function relationTableHtml(t: RelationBreakdown): string {
 
 export function splitTableHtml(rows: SplitBreakdownRow[]): string {
   if (rows.length === 0) return '<p class="note">No reasoning results.</p>';
+  const options = (o: SplitBreakdownRow['options']) => (o === null ? '—' : o.min === o.max ? String(o.min) : `${o.min}–${o.max}`);
   const body = rows
     .map(
       (r) =>
-        `<tr><th scope="row">${h(r.model)}</th><td>${h(r.split)}</td><td>${r.n}</td><td>${r.unparsed ?? '—'}</td><td>${r.options ?? '—'}</td>` +
-        `<td>${r.first_correct ?? '—'}</td><td>${r.chance_p === null ? '—' : pFmt(r.chance_p)}</td></tr>`,
+        `<tr><th scope="row">${h(r.model)}</th><td>${h(r.split)}</td><td>${r.n}</td><td>${r.unparsed ?? '—'}</td><td>${options(r.options)}</td>` +
+        `<td>${r.circular_correct ?? '—'}</td><td>${r.chance_expected === null ? '—' : r.chance_expected.toFixed(1)}</td>` +
+        `<td data-testid="chance:${h(r.model)}:${h(r.split)}:p" data-value="${r.chance_p ?? ''}">${r.chance_p === null ? '—' : formatP(r.chance_p)}</td></tr>`,
     )
     .join('\n');
   return (
-    '<table id="splits"><thead><tr><th>Model</th><th>Split</th><th>Items</th><th>Unparsed</th><th>Options</th>' +
-    '<th>First pass right</th><th>p (above chance, exact binomial)</th></tr></thead><tbody>' +
+    '<table id="splits"><thead><tr><th>Model</th><th>Split</th><th>Items</th><th>Unparsed</th><th>Options (k)</th>' +
+    '<th>CircularEval right</th><th>Expected by chance (Σ 1/k)</th><th>p (above chance, exact; H0 below)</th></tr></thead><tbody>' +
     body +
-    '</tbody></table>'
+    `</tbody></table><p class="note" data-testid="chance-null">${h(CHANCE_NULL)}</p>`
   );
 }
 
-export function regressionHtml(r: RegressionReport | null, svg: string | null, note: string): string {
-  if (!r || !svg) return `<p class="note">${h(note)}</p>`;
+/** Models a regression left out, with why (e.g. a G-Score from answers that were mostly unparsed). */
+function leftOutHtml(rows: { label: string; reason: string }[]): string {
+  if (rows.length === 0) return '';
+  return `<p class="warn" data-testid="regression-left-out">Left out of the regression: ${rows.map((s) => `${h(s.label)} (${h(s.reason)})`).join('; ')}.</p>`;
+}
+
+export function regressionHtml(r: RegressionReport | null, svg: string | null, note: string, leftOut: { label: string; reason: string }[] = []): string {
+  if (!r || !svg) return `<p class="note">${h(note)}</p>${leftOutHtml(leftOut)}`;
   const rows = r.coefficients
-    .map((c) => `<tr><th scope="row">${h(c.name)}</th><td>${c.estimate.toFixed(4)}</td><td>${c.se.toFixed(4)}</td><td>${c.t.toFixed(3)}</td><td data-testid="reg:${h(c.name)}:p" data-value="${c.p}">${pFmt(c.p)}</td><td>[${c.ci[0].toFixed(4)}, ${c.ci[1].toFixed(4)}]</td></tr>`)
+    .map((c) => `<tr><th scope="row">${h(c.name)}</th><td>${c.estimate.toFixed(4)}</td><td>${c.se.toFixed(4)}</td><td>${c.t.toFixed(3)}</td><td data-testid="reg:${h(c.name)}:p" data-value="${c.p}">${formatP(c.p)}</td><td>[${c.ci[0].toFixed(4)}, ${c.ci[1].toFixed(4)}]</td></tr>`)
     .join('');
   return (
     `<div class="plot">${svg}</div><table id="regression"><thead><tr><th></th><th>coef</th><th>std err</th><th>t</th><th>P&gt;|t|</th><th>95% CI</th></tr></thead><tbody>${rows}</tbody></table>` +
-    `<p class="note">n = ${r.n}, df = ${r.df_resid}, R² = ${r.r2.toFixed(4)}, adj. R² = ${r.adj_r2.toFixed(4)}, F = ${r.f.toFixed(3)} (p = ${pFmt(r.f_p)}). Models: ${h(r.labels.join(', '))}</p>`
+    `<p class="note">n = ${r.n}, df = ${r.df_resid}, R² = ${r.r2.toFixed(4)}, adj. R² = ${r.adj_r2.toFixed(4)}, F = ${r.f.toFixed(3)} (p = ${formatP(r.f_p)}). Models: ${h(r.labels.join(', '))}</p>${leftOutHtml(r.skipped)}`
   );
 }
 
@@ -154,12 +169,12 @@ export function relabelHtml(r: import('./relabel.js').RelabelReport): string {
     }),
     `<tr class="avg"><th scope="row">${h(m.model)}</th><td>Avg G-Score</td>${val(m.avg_before, `relabel:${m.model}:avg:before`)}${val(m.avg_after, `relabel:${m.model}:avg:after`)}<td></td><td></td></tr>`,
   ]);
-  const fit = (f: import('../analysis/relabel.js').RegressionShift['before']) => (f ? `slope ${f.slope.toFixed(3)}, p = ${pFmt(f.p)}, R² = ${f.r2.toFixed(3)}` : 'not fitted (fewer than 3 models)');
+  const fit = (f: import('../analysis/relabel.js').RegressionShift['before']) => (f ? `slope ${f.slope.toFixed(3)}, p = ${formatP(f.p)}, R² = ${f.r2.toFixed(3)}` : 'not fitted (fewer than 3 models)');
   const g = r.regression;
   const conclusion = g.same_conclusion === null ? '' : `<p data-testid="relabel-conclusion">Conclusion at p &lt; 0.05: ${g.same_conclusion ? 'unchanged' : '<strong>changed</strong>'}.</p>`;
   return `<p class="note">G-Scores re-scored from the models' parsed boxes against the pseudo-labels (${h(r.before)}) and the reviewed labels (${h(r.after)}). Change: paired bootstrap 95% interval over objects labelled in both; flipped: objects whose hit changed.</p>
 <table id="relabel"><thead><tr><th>Model</th><th>Column</th><th>Pseudo-labels</th><th>Reviewed</th><th>Change</th><th>Flipped</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
-<p>Regression ${h(g.y)} on ${h(g.x)} across ${g.models.length} models: pseudo-labels ${h(fit(g.before))}; reviewed ${h(fit(g.after))}.</p>${conclusion}`;
+<p>Regression ${h(g.y)} on ${h(g.x)} across ${g.models.length} models: pseudo-labels ${h(fit(g.before))}; reviewed ${h(fit(g.after))}.</p>${leftOutHtml(r.left_out)}${conclusion}`;
 }
 
 /** Ours beside the paper's published values: one table per paper table and model. */
@@ -189,6 +204,82 @@ export function publishedHtml(list: PublishedComparison[]): string {
     '(plain mean of the six splits, as the paper computes it); Table 2: G-Score per split and role and the Avg G-Score (mean of the ten columns); Table 3: DAP CircularEval ' +
     'on Subset B without and with the depth hint (Wilson intervals). Published numbers: data/paper/ (Rajabi and Košecká 2024).</p>' +
     tables
+  );
+}
+
+/** A fraction as a percentage cell with its raw value (no interval). */
+function valueHtml(v: number | null, testId: string): string {
+  return v === null ? `<td class="na" data-testid="${h(testId)}">—</td>` : `<td data-testid="${h(testId)}" data-value="${v}">${pct(v)}</td>`;
+}
+
+/** What'sUp's own metrics beside CircularEval, and each split's preposition confusion counts. */
+export function whatsupTableHtml(t: WhatsupTable): string {
+  const rows = t.rows
+    .map((r) => {
+      const m = r.metrics;
+      const id = (k: string) => `wu:${r.model}:${r.split}:${k}`;
+      return (
+        `<tr><th scope="row">${h(r.model)}</th><td>${h(r.split)}</td><td>${m.passes}</td>${valueHtml(r.circular_eval, id('circular_eval'))}` +
+        `${valueHtml(m.individual, id('individual'))}${valueHtml(m.pair, id('pair'))}${valueHtml(m.set, id('set'))}` +
+        `${valueHtml(m.circular.individual, id('circ_individual'))}${valueHtml(m.circular.pair, id('circ_pair'))}${valueHtml(m.circular.set, id('circ_set'))}<td>${m.unparsed ?? '—'}</td></tr>`
+      );
+    })
+    .join('\n');
+  const table = t.rows.length
+    ? '<table id="whatsup"><thead><tr><th rowspan="2">Model</th><th rowspan="2">Split</th><th rowspan="2">Passes</th><th rowspan="2">CircularEval</th>' +
+      '<th colspan="3">What\'sUp, one pass (mean over passes)</th><th colspan="3">Every rotation right</th><th rowspan="2">Unparsed</th></tr>' +
+      `<tr><th>Individual</th><th>Pair</th><th>Set</th><th>Individual</th><th>Pair</th><th>Set</th></tr></thead><tbody>${rows}</tbody></table>`
+    : '';
+  const confusion = t.rows
+    .filter((r) => r.metrics.confusion)
+    .map((r) => {
+      const c = r.metrics.confusion!;
+      const words = r.metrics.subset === 'A' ? ['on', 'under', 'left', 'right'] : ['front', 'behind', 'left', 'right'];
+      const body = words
+        .map((g) => `<tr><th scope="row">${g}</th>${[...words, 'none'].map((w) => `<td data-testid="${h(`wuc:${r.model}:${r.split}:${g}:${w}`)}">${c[g]?.[w] ?? 0}</td>`).join('')}</tr>`)
+        .join('');
+      return `<details><summary>${h(r.model)} · ${h(r.split)}: correct preposition (rows) vs chosen (columns), summed over ${r.metrics.passes} pass(es)</summary><table class="confusion"><thead><tr><th></th>${[...words, 'not read'].map((w) => `<th>${w}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></details>`;
+    })
+    .join('');
+  const missing = t.missing.map((m) => `<p class="note warn">${h(m.model)} ${h(m.split)}: reasoning.json has no What'sUp metrics (scored by an older version); score it again.</p>`).join('');
+  return (
+    '<p class="note">What\'sUp\'s own metrics, by the rules of its repository\'s <code>evaluate_scores</code>: <b>individual</b> = images answered right; <b>pair</b> = pairs of opposite relations ' +
+    '(left/right, on/under or front/behind) of one object pair both right, over half the images; <b>set</b> = all four relations of an object pair right, over a quarter of the images. ' +
+    'A pass is one rotation of the prompts (one answer per image); the one-pass figures are averaged over the passes. The last three columns count an image right only when every rotation is ' +
+    '(CircularEval\'s rule). Unanswered or unreadable answers are wrong (docs/scoring.md).</p>' +
+    table +
+    confusion +
+    missing
+  );
+}
+
+/** Our What'sUp metrics among the models What'sUp reported (GSR-Bench Table 1 rows from What'sUp). */
+export function whatsupPublishedHtml(list: WhatsupPublished[]): string {
+  const f = (v: number | null) => (v === null ? '—' : v.toFixed(1));
+  const blocks = list
+    .map((b) => {
+      const ours = b.ours.map((o) => ({ name: o.model, value: o.individual, ours: o }));
+      const all = [...ours, ...b.published.map((p) => ({ name: p.model, value: p.value as number | null, ours: null }))].sort((x, y) => (y.value ?? -1) - (x.value ?? -1));
+      const rows = all
+        .map((r) =>
+          r.ours
+            ? `<tr class="ours" data-testid="${h(`wupub:${b.split}:${r.name}`)}" data-value="${r.value ?? ''}"><th scope="row"><b>${h(r.name)}</b> (ours)</th><td><b>${f(r.value)}</b></td><td>${f(r.ours.pair)}</td><td>${f(r.ours.set)}</td></tr>`
+            : `<tr><th scope="row">${h(r.name)}</th><td>${f(r.value)}</td><td class="na">—</td><td class="na">—</td></tr>`,
+        )
+        .join('');
+      const chance = b.chance === null ? '' : `<tr><th scope="row">Random chance</th><td>${f(b.chance)}</td><td></td><td></td></tr>`;
+      return (
+        `<h3>What'sUp ${h(b.split)} <span class="note">(Table 1 column ${h(b.column)})</span></h3>` +
+        `<table class="published whatsup"><thead><tr><th>Model</th><th>Individual (%)</th><th>Pair (%)</th><th>Set (%)</th></tr></thead><tbody>${rows}${chance}</tbody></table>`
+      );
+    })
+    .join('\n');
+  return (
+    blocks +
+    (list.length
+      ? '<p class="note">What\'sUp\'s models (contrastive and matching VLMs, scored by image-text matching: one pass, no option order) as GSR-Bench Table 1 prints them; ' +
+        'only their individual accuracy is there. Ours: the one-pass figures, averaged over the passes.</p>'
+      : '')
   );
 }
 

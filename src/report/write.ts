@@ -10,7 +10,22 @@ import { Registry } from '../util/registry.js';
 import { collectGallery, thumbnail, type GalleryEntry, type GalleryOptions } from './gallery.js';
 import { renderPage } from './page.js';
 import { barChartSpec, regressionPlotSpec, vegaLiteToSvg } from './plots.js';
-import { dapTableHtml, galleryHtml, groundingTableHtml, photosHtml, publishedHtml, type PhotosReport, reasoningTableHtml, regressionHtml, relabelHtml, relationTableHtml, splitTableHtml } from './render.js';
+import {
+  dapTableHtml,
+  galleryHtml,
+  groundingTableHtml,
+  photosHtml,
+  publishedHtml,
+  type PhotosReport,
+  reasoningTableHtml,
+  regressionHtml,
+  relabelHtml,
+  relationTableHtml,
+  splitTableHtml,
+  whatsupPublishedHtml,
+  whatsupTableHtml,
+} from './render.js';
+import { buildWhatsupTable, whatsupBesidePublished } from '../analysis/whatsup.js';
 import { relabelResults } from './relabel.js';
 import {
   buildDapTable,
@@ -79,12 +94,12 @@ function previewOutputs(entries: GalleryEntry[], limit: number, filesDir: string
 /** Fit and plot of the cross-model regression, or why there is none. */
 async function regressionSection(results: ModelResults[], y: string, x: string): Promise<string> {
   const table = tableFromResults(results, y, [x]);
-  if (table.labels.length < 3) return regressionHtml(null, null, `Regression of ${y} on ${x} needs at least 3 models with both metrics (have ${table.labels.length}).`);
+  if (table.labels.length < 3) return regressionHtml(null, null, `Regression of ${y} on ${x} needs at least 3 models with both metrics (have ${table.labels.length}).`, table.skipped);
   let fit: RegressionReport;
   try {
     fit = regress(table);
   } catch (err) {
-    return regressionHtml(null, null, `Regression of ${y} on ${x} failed: ${(err as Error).message}`);
+    return regressionHtml(null, null, `Regression of ${y} on ${x} failed: ${(err as Error).message}`, table.skipped);
   }
   const svg = await vegaLiteToSvg(regressionPlotSpec(fit, table.x[0].values, table.y.values));
   return regressionHtml(fit, svg, '');
@@ -103,13 +118,18 @@ export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOp
   const relationRows = relations.rows.flatMap((r) => relations.relations.flatMap((rel) => (r.cells[rel].value === null ? [] : [{ category: rel, series: r.model, value: r.cells[rel].value! }])));
   const gallery = await collectGallery(results, o);
   const files = previewOutputs(gallery.entries, o.previewChars ?? DEFAULT_PREVIEW_CHARS, filesDir);
-  const published = o.paper === false ? [] : comparePublished(results, await readPaperTables(), await readPaperNameMap(o.paperNames), stat);
+  const whatsup = buildWhatsupTable(results);
+  const paper = o.paper === false ? null : await readPaperTables();
+  const published = paper ? comparePublished(results, paper, await readPaperNameMap(o.paperNames), stat) : [];
+  const whatsupPublished = paper ? whatsupBesidePublished(whatsup.rows, paper) : [];
   const sections = [
     { id: 'table1', title: 'Reasoning: CircularEval and VanillaEval (Table 1 style)', html: reasoningTableHtml(buildReasoningTable(results, stat)) },
     { id: 'table2', title: 'Grounding: G-Score (Table 2 style)', html: groundingTableHtml(buildGroundingTable(results, stat)) },
     { id: 'dap', title: 'Depth-augmented prompting (DAP)', html: dapTableHtml(buildDapTable(results)) },
     ...(o.photos ? [{ id: 'photos', title: `Real photos: ${o.photos.summary.detector} against reference boxes`, html: await photosSection(o.photos, o.thumbSize ?? 360) }] : []),
-    ...(published.length > 0 ? [{ id: 'published', title: 'Published beside measured (GSR-Bench paper, Tables 1-3)', html: publishedHtml(published) }] : []),
+    ...(published.length > 0 || whatsupPublished.length > 0
+      ? [{ id: 'published', title: 'Published beside measured (GSR-Bench paper, Tables 1-3)', html: (published.length > 0 ? publishedHtml(published) : '') + whatsupPublishedHtml(whatsupPublished) }]
+      : []),
     { id: 'regression', title: 'Grounding vs reasoning across models', html: await regressionSection(results, o.regressionY ?? 'reasoning:whatsup-a:circular', o.regressionX ?? 'grounding:whatsup-a/subject') },
     {
       id: 'relations',
@@ -130,7 +150,11 @@ export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOp
     const relabel = await relabelResults(results, o.annotations, o.reviewed, { y, x, ...stat });
     sections.splice(4, 0, { id: 'relabel', title: 'Pseudo-labels vs reviewed labels', html: relabelHtml(relabel) });
   }
-  const warnings = [...results.flatMap((r) => r.warnings), ...gallery.warnings];
+  // After the relabel section (its place counts from the start): What'sUp's own metrics beside Table 1.
+  if (whatsup.rows.length > 0 || whatsup.missing.length > 0) {
+    sections.splice(1, 0, { id: 'whatsup', title: "What'sUp's own metrics: individual, pair and set accuracy (Controlled A and B)", html: whatsupTableHtml(whatsup) });
+  }
+  const warnings = [...results.flatMap((r) => r.warnings), ...gallery.warnings, ...whatsup.warnings];
   return { html: renderPage(o.title ?? 'gsr-bench report', sections, warnings, o.generated ?? new Date().toISOString()), files };
 }
 

@@ -4,6 +4,7 @@
  */
 import { isFiniteBox, type Box } from '../geometry/boxes.js';
 import { BOX_FORMATS, BOX_READERS, type BoxFormat, type ReadContext } from './box-formats.js';
+import { firstFour } from './box-text.js';
 
 export type BoxFormatOption = BoxFormat | 'auto';
 
@@ -27,33 +28,40 @@ export type ParseBoxResult =
     }
   | { ok: false; reason: BoxFailure; detail: string; format: BoxFormatOption };
 
+const has = (re: RegExp) => (text: string) => re.test(text);
+/** The answer's first bracketed list of four numbers passes `pick`. */
+const plainList = (pick: (v: number[]) => boolean) => (text: string) => {
+  const v = firstFour(text);
+  return v !== null && v.every(Number.isFinite) && pick(v);
+};
+
 /**
- * `auto` rules, tried in order; the first whose pattern occurs decides the format. Markers unique to
- * one family come first; `bbox_2d` is shared by Qwen2.5-VL (pixels) and Qwen3-VL (0-1000) and is
- * refused as ambiguous. Plain `[[a, b, c, d]]` with integers reads as CogVLM; a plain list of four
- * numbers all in 0..1 reads as LLaVA.
+ * `auto` rules (docs/scoring.md, "Box formats"), tried in order; the first that matches decides the
+ * format. `auto` is used only when neither a declaration nor the model id names the family
+ * (model-formats.ts). Markers unique to one family come first; `bbox_2d` is shared by Qwen2.5-VL
+ * (resized-input pixels) and Qwen3-VL (0-1000), so without the family it is refused as ambiguous.
+ * Plain lists follow the two conventions of models without a grid of their own: every value in 0..1
+ * reads as fractions of the image, any value above 1 as original-image pixels. A 0-1000 grid needs
+ * its family's marker (`[[..]]`, `<box>`, ...) or a declaration. One reading per answer, never the best of several.
  */
-export const AUTO_RULES: ReadonlyArray<{ format: BoxFormat | 'ambiguous'; pattern: RegExp; rule: string }> = [
-  { format: 'florence2', pattern: /<loc_\d{1,4}>/, rule: '<loc_N> tokens' },
-  { format: 'paligemma', pattern: /<loc\d{4}>/, rule: '<locNNNN> tokens' },
-  { format: 'kosmos2', pattern: /<patch_index_\d{1,4}>/, rule: '<patch_index_N> tokens' },
-  { format: 'qwen2-vl', pattern: /<\|box_start\|>/, rule: '<|box_start|> marker' },
-  { format: 'deepseek-vl2', pattern: /<\|det\|>/, rule: '<|det|> marker' },
-  { format: 'qwen-vl', pattern: /<box>\s{0,8}\(/, rule: '<box>( marker' },
-  { format: 'internvl', pattern: /<box>\s{0,8}\[/, rule: '<box>[ marker' },
-  { format: 'ambiguous', pattern: /bbox_2d/, rule: 'bbox_2d key (Qwen2.5-VL pixels or Qwen3-VL 0-1000)' },
-  { format: 'gemini', pattern: /box_2d/, rule: 'box_2d key' },
-  { format: 'cogvlm', pattern: /\[\[\s{0,8}\d{1,4}\s{0,8},\s{0,8}\d{1,4}\s{0,8},\s{0,8}\d{1,4}\s{0,8},\s{0,8}\d{1,4}\s{0,8}\]\]/, rule: '[[int, int, int, int]]' },
-  {
-    format: 'llava',
-    pattern: /[\[(]\s{0,8}[01]?\.\d{1,12}\s{0,8},\s{0,8}[01]?(?:\.\d{1,12})?\s{0,8},\s{0,8}[01]?(?:\.\d{1,12})?\s{0,8},\s{0,8}[01]?(?:\.\d{1,12})?\s{0,8}[\])]/,
-    rule: '[a, b, c, d] with values in 0..1',
-  },
+export const AUTO_RULES: ReadonlyArray<{ format: BoxFormat | 'ambiguous'; match: (text: string) => boolean; rule: string }> = [
+  { format: 'florence2', match: has(/<loc_\d{1,4}>/), rule: '<loc_N> tokens' },
+  { format: 'paligemma', match: has(/<loc\d{4}>/), rule: '<locNNNN> tokens' },
+  { format: 'kosmos2', match: has(/<patch_index_\d{1,4}>/), rule: '<patch_index_N> tokens' },
+  { format: 'qwen2-vl', match: has(/<\|box_start\|>/), rule: '<|box_start|> marker' },
+  { format: 'deepseek-vl2', match: has(/<\|det\|>/), rule: '<|det|> marker' },
+  { format: 'qwen-vl', match: has(/<box>\s{0,8}\(/), rule: '<box>( marker' },
+  { format: 'internvl', match: has(/<box>\s{0,8}\[/), rule: '<box>[ marker' },
+  { format: 'ambiguous', match: has(/bbox_2d/), rule: 'bbox_2d key (Qwen2.5-VL pixels or Qwen3-VL 0-1000): declare box_format or name the model by its id' },
+  { format: 'gemini', match: has(/box_2d/), rule: 'box_2d key' },
+  { format: 'cogvlm', match: has(/\[\[\s{0,8}\d{1,4}\s{0,8},\s{0,8}\d{1,4}\s{0,8},\s{0,8}\d{1,4}\s{0,8},\s{0,8}\d{1,4}\s{0,8}\]\]/), rule: '[[int, int, int, int]]' },
+  { format: 'llava', match: plainList((v) => v.every((x) => x >= 0 && x <= 1)), rule: '[a, b, c, d] with every value in 0..1: fractions of the image' },
+  { format: 'pixels', match: plainList((v) => v.some((x) => x > 1)), rule: '[x1, y1, x2, y2] with a value above 1: original-image pixels' },
 ];
 
 /** The format `auto` picks for `text`, or null when no rule applies. */
 export function guessBoxFormat(text: string): { format: BoxFormat | 'ambiguous'; rule: string } | null {
-  for (const r of AUTO_RULES) if (r.pattern.test(text)) return { format: r.format, rule: r.rule };
+  for (const r of AUTO_RULES) if (r.match(text)) return { format: r.format, rule: r.rule };
   return null;
 }
 

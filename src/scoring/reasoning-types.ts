@@ -1,4 +1,5 @@
 /** Result shapes of reasoning scoring (reasoning.json and reasoning-items.jsonl lines). */
+import type { WhatsupSplitMetrics } from './whatsup-metrics.js';
 
 export type ReasoningMode = 'circular' | 'vanilla' | 'both';
 
@@ -59,4 +60,6 @@ export interface ReasoningResult {
   /** Responses whose key is in no prompt (ignored). */
   unmatched_responses: number;
   unparsed_reasons: Record<string, number>;
+  /** What'sUp's own metrics per controlled split (whatsup-a, whatsup-b), when the prompts hold one. */
+  whatsup?: Record<string, WhatsupSplitMetrics>;
 }

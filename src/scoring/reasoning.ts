@@ -19,6 +19,7 @@ import { mean } from '../util/stats.js';
 import { GsrError } from '../util/errors.js';
 import { addBias, biasResult, cellResult, newBiasTally, sumCells, type BiasTally, type CellSum, type ItemTally } from './reasoning-cells.js';
 import type { ReasoningItemResult, ReasoningMode, ReasoningResult } from './reasoning-types.js';
+import { WhatsupTally } from './whatsup-metrics.js';
 
 export type { PositionBias, ReasoningCell, ReasoningItemResult, ReasoningMode, ReasoningResult } from './reasoning-types.js';
 
@@ -168,6 +169,7 @@ export function scoreReasoning(
   const splitBias = new Map<string, BiasTally>();
   const reasons: Record<string, number> = {};
   const tasks = new Set<string>();
+  const whatsup = new WhatsupTally();
   let lastTask: string | undefined;
   let lastSplit: string | undefined;
   let lastItem: string | undefined;
@@ -206,6 +208,7 @@ export function scoreReasoning(
     if (r.rotation === 0) t.first = r.correct;
     addBias(bias, r);
     addBias(sb, r);
+    whatsup.add(p, r);
   }
   const { splits, relations, splitRelations } = sumCells(tallies);
   const splitNames = orderSplits(splits.keys());
@@ -227,5 +230,7 @@ export function scoreReasoning(
     unmatched_responses: unmatched,
     unparsed_reasons: reasons,
   };
+  const controlled = whatsup.result();
+  if (controlled) result.whatsup = controlled;
   return { result, items };
 }

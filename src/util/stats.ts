@@ -62,3 +62,16 @@ export function mean(values: readonly number[]): number | null {
   for (const v of values) s += v;
   return s / values.length;
 }
+
+/** Below this a double cannot tell a p-value from 0 (1 minus a CDF is exact to about 1e-16). */
+export const P_FLOOR = 1e-16;
+
+/**
+ * A p-value as every table and summary prints it: three decimals, two significant digits in exponent
+ * form below 0.001, and `< 1e-16` below the floor, so a p is never printed as 0; `n/a` when there is none.
+ */
+export function formatP(p: number | null | undefined): string {
+  if (p === null || p === undefined || Number.isNaN(p)) return 'n/a';
+  if (p < P_FLOOR) return '< 1e-16';
+  return p < 0.001 ? p.toExponential(1) : p.toFixed(3);
+}

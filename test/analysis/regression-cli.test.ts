@@ -6,7 +6,11 @@ import { tableFromCsv, tableFromCsvs, regress, formatSummary } from '../../src/a
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { loadRegressionTable } from '../../src/analysis/index.js';
 
-const MTCARS = join(REPO_ROOT, 'test', 'analysis', 'fixtures', 'mtcars.csv');
+const DATA = join(REPO_ROOT, 'test', 'analysis', 'fixtures', 'regression-data.csv');
+/** statsmodels and scipy on DATA (fixtures/make-regression-reference.py); stats.test.ts checks every figure. */
+const REF = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'analysis', 'fixtures', 'regression-reference.json'), 'utf8'));
+/** A number as the summary prints it (4 decimals), escaped for a RegExp. */
+const printed = (v: number) => v.toFixed(4).replace(/[.-]/g, '\\$&');
 const RESULTS = join(REPO_ROOT, 'test', 'report', 'fixtures', 'example-results');
 
 describe('regression tables', () => {
@@ -31,10 +35,11 @@ describe('regression tables', () => {
   });
 
   it('prints a statsmodels-like summary', () => {
-    const text = formatSummary(regress(tableFromCsv(readFileSync(MTCARS, 'utf8'), 'mpg', ['wt', 'hp'])));
-    expect(text).toMatch(/R-squared: 0\.8268/);
-    expect(text).toMatch(/^const\s+37\.2273\s+1\.5988/m);
-    expect(text).toMatch(/^hp\s+-0\.0318\s+0\.0090/m);
+    const text = formatSummary(regress(tableFromCsv(readFileSync(DATA, 'utf8'), 'y', ['x1', 'x2'])));
+    const { params, bse, rsquared } = REF.multiple;
+    expect(text).toMatch(new RegExp(`R-squared: ${printed(rsquared)} `));
+    expect(text).toMatch(new RegExp(`^const\\s+${printed(params[0])}\\s+${printed(bse[0])}\\s`, 'm'));
+    expect(text).toMatch(new RegExp(`^x2\\s+${printed(params[2])}\\s+${printed(bse[2])}\\s`, 'm'));
   });
 });
 
@@ -42,18 +47,18 @@ describe('gsr analyze regression', () => {
   it('--data --json prints the fit as JSON only, and writes the plot', { timeout: 180_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsr-reg-'));
     const plot = join(dir, 'fit.svg');
-    const r = runCli(['analyze', 'regression', '--data', MTCARS, '--y', 'mpg', '--x', 'wt', '--json', '--plot', plot, '--out', join(dir, 'a.json')]);
+    const r = runCli(['analyze', 'regression', '--data', DATA, '--y', 'y', '--x', 'x1', '--json', '--plot', plot, '--out', join(dir, 'a.json')]);
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(Object.keys(j)).toEqual(expect.arrayContaining(['n', 'df_resid', 'coefficients', 'r2', 'adj_r2', 'f', 'f_p']));
-    expect(j.n).toBe(32);
-    expect(j.coefficients.map((c: { name: string }) => c.name)).toEqual(['const', 'wt']);
-    expect(j.coefficients[1].estimate).toBeCloseTo(-5.3445, 4);
+    expect(j.n).toBe(REF.n);
+    expect(j.coefficients.map((c: { name: string }) => c.name)).toEqual(['const', 'x1']);
+    expect(j.coefficients[1].estimate).toBeCloseTo(REF.simple.params[1], 9);
     expect(j.coefficients[1].ci).toHaveLength(2);
-    expect(JSON.parse(readFileSync(join(dir, 'a.json'), 'utf8')).n).toBe(32);
+    expect(JSON.parse(readFileSync(join(dir, 'a.json'), 'utf8')).n).toBe(REF.n);
     const svg = readFileSync(plot, 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);
-    expect(svg).toContain('Cadillac Fleetwood');
+    expect(svg).toContain('obs-07');
   });
 
   it('--results regresses Subset A TG CircularEval on subject G-Score across models', { timeout: 180_000 }, () => {
@@ -93,10 +98,10 @@ describe('gsr analyze regression', () => {
     // The example's DAP run fixes 2 of 4 items and breaks none: p = 2·P(X <= 0), X ~ Bin(2, 1/2) = 0.5.
     expect([all.n, all.mcnemar.b, all.mcnemar.c]).toEqual([4, 2, 0]);
     expect(all.mcnemar.p).toBeCloseTo(0.5, 14);
-    const cor = runCli(['analyze', 'correlation', '--data', MTCARS, '--y', 'mpg', '--x', 'wt', '--json']);
+    const cor = runCli(['analyze', 'correlation', '--data', DATA, '--y', 'y', '--x', 'x1', '--json']);
     expect(cor.status).toBe(0);
     const c = JSON.parse(cor.stdout);
-    expect(c.pearson.r).toBeCloseTo(-0.8676594, 7);
-    expect(c.spearman.r).toBeCloseTo(-0.886422, 6);
+    expect(c.pearson.r).toBeCloseTo(REF.correlation.pearson.r, 9);
+    expect(c.spearman.r).toBeCloseTo(REF.correlation.spearman.r, 9);
   });
 });

@@ -1,20 +1,86 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ols, pearson, spearman, averageRanks, bootstrapMean, mcnemarExact, mcnemarPaired, binomialTest, proportionZTest } from '../../src/analysis/index.js';
+import {
+  ols,
+  pearson,
+  spearman,
+  averageRanks,
+  bootstrapMean,
+  bootstrapMeanOfMeans,
+  bootstrapMeanOfRatios,
+  mcnemarExact,
+  mcnemarPaired,
+  binomialTest,
+  poissonBinomialUpper,
+  circularChanceTest,
+  proportionZTest,
+  type OlsResult,
+} from '../../src/analysis/index.js';
+import { formatP } from '../../src/util/stats.js';
 import { seededRandom } from '../../src/util/random.js';
 
 const here = new URL('.', import.meta.url).pathname;
-const mtcars = readFileSync(join(here, 'fixtures', 'mtcars.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
-const col = (i: number) => mtcars.map((r) => Number(r[i]));
-const mpg = col(1);
-const hp = col(4);
-const wt = col(6);
+
+/** statsmodels / scipy values for regression-data.csv, made by fixtures/make-regression-reference.py. */
+interface RefFit {
+  names: string[];
+  params: number[];
+  bse: number[];
+  tvalues: number[];
+  pvalues: number[];
+  conf_int: [number, number][];
+  rsquared: number;
+  rsquared_adj: number;
+  fvalue: number;
+  f_pvalue: number;
+  df_model: number;
+  df_resid: number;
+  sigma: number;
+}
+const ref = JSON.parse(readFileSync(join(here, 'fixtures', 'regression-reference.json'), 'utf8')) as {
+  n: number;
+  means: Record<'y' | 'x1' | 'x2', number>;
+  multiple: RefFit;
+  simple: RefFit;
+  correlation: Record<'pearson' | 'spearman', { r: number; p: number }>;
+};
+const rows = readFileSync(join(here, 'fixtures', 'regression-data.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+const col = (i: number) => rows.map((r) => Number(r[i]));
+const y = col(1);
+const x1 = col(2);
+const x2 = col(3);
 
 /** Relative closeness to a published figure printed with `digits` significant digits. */
 function closeToPrinted(actual: number, printed: number, digits: number): void {
   const scale = 10 ** (Math.floor(Math.log10(Math.abs(printed))) - digits + 1);
   expect(Math.abs(actual - printed)).toBeLessThanOrEqual(scale / 2 + 1e-15);
+}
+
+/** Within `tol` of a reference value, relative to its size, so p-values near 1e-20 are checked too. */
+function closeRel(actual: number, expected: number, tol = 1e-11): void {
+  expect(Math.abs(actual - expected)).toBeLessThanOrEqual(tol * Math.abs(expected));
+}
+
+/** Every figure of a fit against statsmodels' for the same model. */
+function expectFit(fit: OlsResult, r: RefFit): void {
+  expect(fit.coefficients.map((c) => c.name)).toEqual(r.names);
+  fit.coefficients.forEach((c, j) => {
+    closeRel(c.estimate, r.params[j]);
+    closeRel(c.se, r.bse[j]);
+    closeRel(c.t, r.tvalues[j]);
+    closeRel(c.p, r.pvalues[j]);
+    closeRel(c.ci[0], r.conf_int[j][0]);
+    closeRel(c.ci[1], r.conf_int[j][1]);
+  });
+  expect(fit.n).toBe(ref.n);
+  expect(fit.df_model).toBe(r.df_model);
+  expect(fit.df_resid).toBe(r.df_resid);
+  closeRel(fit.r2, r.rsquared);
+  closeRel(fit.adj_r2, r.rsquared_adj);
+  closeRel(fit.f, r.fvalue);
+  closeRel(fit.f_p, r.f_pvalue);
+  closeRel(fit.sigma, r.sigma);
 }
 
 describe('ols', () => {
@@ -34,53 +100,21 @@ describe('ols', () => {
     expect(fit.df_resid).toBe(7);
   });
 
-  it('checks the mtcars data against its well-known means', () => {
-    closeToPrinted(mpg.reduce((s, v) => s + v) / 32, 20.090625, 8);
-    closeToPrinted(wt.reduce((s, v) => s + v) / 32, 3.21725, 6);
-    closeToPrinted(hp.reduce((s, v) => s + v) / 32, 146.6875, 7);
+  it('reads the project-made data whole: n and column means as numpy computed them', () => {
+    expect(rows).toHaveLength(ref.n);
+    const mean = (v: number[]) => v.reduce((s, e) => s + e) / v.length;
+    closeRel(mean(y), ref.means.y, 1e-12);
+    closeRel(mean(x1), ref.means.x1, 1e-12);
+    closeRel(mean(x2), ref.means.x2, 1e-12);
   });
 
-  // R: summary(lm(mpg ~ wt + hp, data = mtcars)) and confint() of the same fit.
-  it('matches R lm(mpg ~ wt + hp, mtcars) summary and confint', () => {
-    const fit = ols(mpg, { wt, hp });
-    const [c, b1, b2] = fit.coefficients;
-    expect(fit.coefficients.map((k) => k.name)).toEqual(['const', 'wt', 'hp']);
-    closeToPrinted(c.estimate, 37.22727, 7);
-    closeToPrinted(c.se, 1.59879, 6);
-    closeToPrinted(c.t, 23.285, 5);
-    closeToPrinted(b1.estimate, -3.87783, 6);
-    closeToPrinted(b1.se, 0.63273, 5);
-    closeToPrinted(b1.t, -6.129, 4);
-    closeToPrinted(b1.p, 1.12e-6, 3);
-    closeToPrinted(b2.estimate, -0.03177, 4);
-    closeToPrinted(b2.se, 0.00903, 3);
-    closeToPrinted(b2.t, -3.519, 4);
-    closeToPrinted(b2.p, 0.00145, 3);
-    closeToPrinted(fit.sigma, 2.593, 4);
-    expect(fit.df_resid).toBe(29);
-    closeToPrinted(fit.r2, 0.8268, 4);
-    closeToPrinted(fit.adj_r2, 0.8148, 4);
-    closeToPrinted(fit.f, 69.21, 4);
-    expect(fit.df_model).toBe(2);
-    closeToPrinted(fit.f_p, 9.109e-12, 4);
-    closeToPrinted(c.ci[0], 33.95738245, 9);
-    closeToPrinted(c.ci[1], 40.49715778, 9);
-    closeToPrinted(b1.ci[0], -5.17191604, 9);
-    closeToPrinted(b1.ci[1], -2.58374544, 9);
-    closeToPrinted(b2.ci[0], -0.05024078, 7);
-    closeToPrinted(b2.ci[1], -0.01330512, 7);
+  it('matches statsmodels OLS y ~ x1 + x2: coefficients, se, t, p, conf_int, R², F, df to 1e-11 relative', () => {
+    expectFit(ols(y, { x1, x2 }), ref.multiple);
   });
 
-  it('matches R lm(mpg ~ wt, mtcars)', () => {
-    const fit = ols(mpg, { wt });
-    closeToPrinted(fit.coefficients[0].estimate, 37.2851, 6);
-    closeToPrinted(fit.coefficients[1].estimate, -5.3445, 5);
-    closeToPrinted(fit.coefficients[1].se, 0.5591, 4);
-    closeToPrinted(fit.coefficients[1].p, 1.29e-10, 3);
-    closeToPrinted(fit.sigma, 3.046, 4);
-    closeToPrinted(fit.r2, 0.7528, 4);
-    closeToPrinted(fit.adj_r2, 0.7446, 4);
-    closeToPrinted(fit.f, 91.38, 4);
+  it('matches statsmodels OLS y ~ x1', () => {
+    const fit = ols(y, { x1 });
+    expectFit(fit, ref.simple);
     // With one regressor the F test is the slope's t test.
     expect(Math.abs(fit.f_p / fit.coefficients[1].p - 1)).toBeLessThan(1e-9);
   });
@@ -100,14 +134,17 @@ describe('ols', () => {
 });
 
 describe('correlation', () => {
-  // R: cor.test(mtcars$mpg, mtcars$wt) and cor.test(..., method = "spearman", exact = FALSE).
-  it('matches R cor.test on mtcars mpg ~ wt', () => {
-    const p = pearson(mpg, wt);
-    closeToPrinted(p.r, -0.8676594, 7);
-    closeToPrinted(p.p, 1.294e-10, 4);
-    const s = spearman(mpg, wt);
-    closeToPrinted(s.r, -0.886422, 6);
-    closeToPrinted(s.p, 1.488e-11, 4);
+  // scipy pearsonr and spearmanr, whose p-values the fixture script checks against R's cor.test
+  // (Spearman with exact = FALSE, the t approximation).
+  it('matches scipy pearsonr and spearmanr (average ranks over ties) to 1e-11 relative', () => {
+    expect(new Set(y).size).toBeLessThan(y.length);
+    expect(new Set(x1).size).toBeLessThan(x1.length);
+    const p = pearson(y, x1);
+    closeRel(p.r, ref.correlation.pearson.r);
+    closeRel(p.p, ref.correlation.pearson.p);
+    const s = spearman(y, x1);
+    closeRel(s.r, ref.correlation.spearman.r);
+    closeRel(s.p, ref.correlation.spearman.p);
   });
 
   it('gives the textbook rho for distinct ranks', () => {
@@ -144,6 +181,25 @@ describe('bootstrap', () => {
     expect(Math.abs(big.high - (0.6 + half))).toBeLessThan(0.005);
   });
 
+  it('a ratio bootstrap is over the pooled estimator: its estimate is the point, and equal weights give the mean of means', () => {
+    // Items of 2 and 4 rotations (a mixed split): 2-option items all right, 4-option items 1 of 4 right.
+    const right = [...Array(20).fill(2), ...Array(40).fill(1)];
+    const rotations = [...Array(20).fill(2), ...Array(40).fill(4)];
+    const pooled = 80 / 200;
+    const r = bootstrapMeanOfRatios([{ num: right, den: rotations }], { seed: 1 });
+    expect(r.estimate).toBeCloseTo(pooled, 15);
+    expect(r.low).toBeLessThanOrEqual(pooled);
+    expect(r.high).toBeGreaterThanOrEqual(pooled);
+    // The mean of item shares is another estimator (0.5 here): its interval need not hold the pooled point.
+    const itemMeans = bootstrapMean(right.map((v, i) => v / rotations[i]), { seed: 1 });
+    expect(itemMeans.estimate).toBeCloseTo(0.5, 15);
+    expect(itemMeans.low).toBeGreaterThan(pooled);
+    // Without weights the same resamples give exactly the mean-of-means interval.
+    const groups = [[1, 0, 1, 1], [0, 0, 1]];
+    expect(bootstrapMeanOfRatios(groups.map((num) => ({ num })), { seed: 4 })).toEqual(bootstrapMeanOfMeans(groups, { seed: 4 }));
+    expect(() => bootstrapMeanOfRatios([{ num: [1], den: [1, 2] }])).toThrow(RangeError);
+  });
+
   it('the generator is uniform enough', () => {
     const r = seededRandom(42);
     let s = 0;
@@ -173,6 +229,47 @@ describe('paired and chance tests', () => {
     // Hand-computed: 9 of 10 at chance 1/2 -> two-sided 2·(1 + 10)/1024.
     expect(binomialTest(9, 10, 0.5).p).toBeCloseTo(22 / 1024, 14);
     expect(binomialTest(9, 10, 0.5).p_greater).toBeCloseTo(11 / 1024, 14);
+  });
+
+  it('Poisson-binomial upper tail matches SciPy (sum of poisson_binom.pmf) to 1e-12 relative', () => {
+    const ref = JSON.parse(readFileSync(join(here, 'fixtures', 'poisson-binomial.json'), 'utf8')) as { cases: { probs: number[]; tails: { successes: number; p: number }[] }[] };
+    let checked = 0;
+    for (const c of ref.cases) {
+      for (const t of c.tails) {
+        const p = poissonBinomialUpper(t.successes, c.probs);
+        expect(Math.abs(p - t.p)).toBeLessThanOrEqual(1e-12 * t.p);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+    // Equal probabilities are a binomial: P(X >= 9), X ~ Bin(10, 1/2) = 11/1024.
+    expect(poissonBinomialUpper(9, Array(10).fill(0.5))).toBeCloseTo(11 / 1024, 15);
+    expect(() => poissonBinomialUpper(3, [0.5, 0.5])).toThrow(RangeError);
+    expect(() => poissonBinomialUpper(1, [1.5])).toThrow(RangeError);
+  });
+
+  it('the CircularEval chance test uses each item its own 1/k and keeps far tails', () => {
+    // 20 two-option and 40 four-option items: 10 + 10 = 20 passes expected by chance.
+    const options = [...Array(20).fill(2), ...Array(40).fill(4)];
+    const t = circularChanceTest(20, options);
+    expect(t.expected).toBeCloseTo(20, 12);
+    expect(t.p).toBeGreaterThan(0.4);
+    // Nothing passed (always-first under CircularEval): p = 1.
+    expect(circularChanceTest(0, options).p).toBe(1);
+    // Every item passed: the product of the chances, (1/2)^20 (1/4)^40, far below 1e-16 and not 0.
+    const all = circularChanceTest(60, options).p;
+    expect(Math.log2(all)).toBeCloseTo(-100, 9);
+    expect(() => circularChanceTest(1, [0])).toThrow(RangeError);
+  });
+
+  it('p-values print with three decimals, in exponent form below 0.001, never as 0', () => {
+    expect(formatP(0)).toBe('< 1e-16');
+    expect(formatP(1e-300)).toBe('< 1e-16');
+    expect(formatP(3.53e-5)).toBe('3.5e-5');
+    expect(formatP(0.0123)).toBe('0.012');
+    expect(formatP(1)).toBe('1.000');
+    expect(formatP(null)).toBe('n/a');
+    expect(formatP(Number.NaN)).toBe('n/a');
   });
 
   it('z test against chance', () => {

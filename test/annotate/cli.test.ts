@@ -1,55 +1,102 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CocoAnnotation, CocoFile } from '../../src/formats/coco.js';
-import { MODELS_DIR, REPO_ROOT, runCli, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { whatsupLayoutSample } from '../helpers/samples.js';
+import { describeShared } from '../helpers/shared.js';
 import { importWhatsupToManifest, synthesizeDataset } from '../../src/datasets/index.js';
 import { annotationQuality } from '../../src/annotate/quality.js';
+import { FASTESTDET_TINY } from '../perception/paths.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'gsr-annotate-cli-'));
-const MODELS = MODELS_DIR;
 
-describe('gsr annotate (CLI) on the real photos with the real FastestDet', () => {
-  let out: string;
+/** A models folder whose fastestdet/FastestDet.onnx is `file`. */
+function modelsWith(file: string): string {
+  const models = join(tmp(), 'models');
+  mkdirSync(join(models, 'fastestdet'), { recursive: true });
+  symlinkSync(file, join(models, 'fastestdet', 'FastestDet.onnx'));
+  return models;
+}
+
+/** `gsr annotate run` with FastestDet alone; returns the summary, the COCO file and its path. */
+function annotateRun(manifest: string, models: string): { summary: Record<string, unknown>; coco: CocoFile; file: string } {
+  const out = join(tmp(), 'a');
+  const r = runCli(['annotate', 'run', '--manifest', manifest, '--detector', 'fastestdet', '--segmenter', 'none', '--depth', 'none', '--models-dir', models, '--device', 'cpu', '--out', out, '--json']);
+  expect(r.status, r.stderr).toBe(0);
+  const file = join(out, 'annotations.json');
+  return { summary: JSON.parse(r.stdout) as Record<string, unknown>, coco: JSON.parse(readFileSync(file, 'utf8')) as CocoFile, file };
+}
+
+const TINY_SHA256 = createHash('sha256').update(readFileSync(FASTESTDET_TINY)).digest('hex');
+
+/** Valid COCO with provenance: ids, categories, box areas, thresholds, every object annotated or missing. */
+function expectValidCoco(coco: CocoFile, summary: Record<string, unknown>, images: number, sha256: string, matchesManifest: boolean): void {
+  expect(summary).toMatchObject({ images_total: images, images_done: images, images_failed: 0, device: 'cpu' });
+  expect(coco.images).toHaveLength(images);
+  expect(new Set(coco.images.map((i) => i.id)).size).toBe(images);
+  const imageIds = new Set(coco.images.map((i) => i.id));
+  const categoryIds = new Set(coco.categories!.map((c) => c.id));
+  for (const a of coco.annotations) {
+    expect(imageIds.has(a.image_id)).toBe(true);
+    expect(categoryIds.has(a.category_id!)).toBe(true);
+    expect(a.iscrowd).toBe(0);
+    expect(Math.abs(a.area! - a.bbox[2] * a.bbox[3])).toBeLessThan(1 + 0.001 * a.area!); // box area, bbox rounded to 0.01 px
+  }
+  expect(coco.info!.models).toEqual([expect.objectContaining({ id: 'fastestdet', task: 'detection', sha256 })]);
+  expect(coco.info!.models![0].files![0].matches_manifest).toBe(matchesManifest);
+  expect(coco.info!.thresholds).toMatchObject({ score_threshold: 0.2, nms_iou: 0.45 });
+  expect(coco.info!.device).toBe('cpu');
+  const asked = coco.images.reduce((n, i) => n + coco.annotations.filter((a) => a.image_id === i.id).length + (i.missing?.length ?? 0), 0);
+  expect(asked).toBe((summary.objects_found as number) + (summary.objects_not_found as number));
+}
+
+describe('gsr annotate (CLI) on rendered scenes with a random-weight FastestDet', () => {
+  it('annotates every image into valid COCO with the model file\'s provenance', async () => {
+    const dir = tmp();
+    await synthesizeDataset({ out: join(dir, 'syn'), count: 6, seed: 3, width: 320, height: 240, workers: 0 });
+    const { summary, coco } = annotateRun(join(dir, 'syn', 'manifest.jsonl'), modelsWith(FASTESTDET_TINY));
+    // Not the published file: its own sha256 is recorded, and that it does not match the manifest's.
+    expectValidCoco(coco, summary, 6, TINY_SHA256, false);
+    expect(summary.objects_found as number).toBeGreaterThan(0);
+    for (const img of coco.images) expect([img.width, img.height]).toEqual([320, 240]);
+  }, 120_000);
+
+  it("annotates an imported What'sUp-layout folder and measures itself against the exact boxes that come with it", async () => {
+    const root = await whatsupLayoutSample();
+    const manifest = join(tmp(), 'm.jsonl');
+    await importWhatsupToManifest(root, manifest);
+    const { summary, coco, file } = annotateRun(manifest, modelsWith(FASTESTDET_TINY));
+    expectValidCoco(coco, summary, 30, TINY_SHA256, false);
+    const ids = readFileSync(manifest, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
+    expect(coco.images.map((i) => i.item_id).sort()).toEqual(ids.sort());
+    const q = runCli(['annotate', 'quality', '--pred', file, '--truth', join(root, '..', 'annotations.json'), '--json']);
+    expect(q.status, q.stderr).toBe(0);
+    const quality = JSON.parse(q.stdout) as { images: { truth: number }; recall_at_50: number };
+    expect(quality.images.truth).toBe(30);
+    // Random weights: the exact boxes are not all found.
+    expect(quality.recall_at_50).toBeLessThan(1);
+  }, 180_000);
+});
+
+describeShared("gsr annotate (CLI) on the What'sUp sample photos with the real FastestDet", ['fastestdet', 'whatsupSample'], ({ fastestdet, whatsupSample }) => {
   let coco: CocoFile;
   let summary: Record<string, unknown>;
 
   beforeAll(async () => {
-    const dir = tmp();
-    const manifest = join(dir, 'm.jsonl');
-    await importWhatsupToManifest(WHATSUP_SAMPLE_ROOT, manifest);
-    out = join(dir, 'a');
-    const r = runCli(['annotate', 'run', '--manifest', manifest, '--detector', 'fastestdet', '--segmenter', 'none', '--depth', 'none', '--models-dir', MODELS, '--device', 'cpu', '--out', out, '--json']);
-    expect(r.status, r.stderr).toBe(0);
-    summary = JSON.parse(r.stdout);
-    coco = JSON.parse(readFileSync(join(out, 'annotations.json'), 'utf8')) as CocoFile;
+    const manifest = join(tmp(), 'm.jsonl');
+    await importWhatsupToManifest(join(whatsupSample, 'data'), manifest);
+    ({ summary, coco } = annotateRun(manifest, modelsWith(join(fastestdet, 'FastestDet.onnx'))));
   }, 120_000);
 
   it('annotates all 16 photos into valid COCO with provenance', () => {
-    expect(summary).toMatchObject({ images_total: 16, images_done: 16, images_failed: 0, device: 'cpu' });
-    expect(coco.images).toHaveLength(16);
-    expect(new Set(coco.images.map((i) => i.id)).size).toBe(16);
+    expectValidCoco(coco, summary, 16, '31cb14c017fce347cb4c846ec62fdf00d76bb3beecdf4be21e7116ac67feb880', true);
+    // docs/perception.md: the 4 plates have no COCO class; 5 tables get no box above threshold.
+    expect(summary).toMatchObject({ objects_found: 21, objects_not_found: 9 });
     for (const img of coco.images) expect(img.width * img.height).toBeGreaterThan(100_000);
-    const imageIds = new Set(coco.images.map((i) => i.id));
-    const categoryIds = new Set(coco.categories!.map((c) => c.id));
-    for (const a of coco.annotations) {
-      expect(imageIds.has(a.image_id)).toBe(true);
-      expect(categoryIds.has(a.category_id!)).toBe(true);
-      expect(a.iscrowd).toBe(0);
-      expect(Math.abs(a.area!! - a.bbox[2] * a.bbox[3])).toBeLessThan(1 + 0.001 * a.area!!); // box area, bbox rounded to 0.01 px
-    }
-    expect(coco.info!.models).toEqual([
-      expect.objectContaining({ id: 'fastestdet', task: 'detection', sha256: '31cb14c017fce347cb4c846ec62fdf00d76bb3beecdf4be21e7116ac67feb880' }),
-    ]);
-    expect(coco.info!.models![0].files![0].matches_manifest).toBe(true);
-    expect(coco.info!.thresholds).toMatchObject({ score_threshold: 0.2, nms_iou: 0.45 });
-    expect(coco.info!.device).toBe('cpu');
-    // Every object asked for is either annotated or listed as missing.
-    const asked = coco.images.reduce((n, i) => n + coco.annotations.filter((a) => a.image_id === i.id).length + (i.missing?.length ?? 0), 0);
-    expect(asked).toBe(summary.objects_found as number + (summary.objects_not_found as number));
   });
-
   const subjectOf = (itemId: string): CocoAnnotation | undefined => {
     const img = coco.images.find((i) => i.item_id === itemId)!;
     return coco.annotations.find((a) => a.image_id === img.id && a.role === 'subject');
@@ -78,7 +125,6 @@ describe('gsr annotate (CLI) on the real photos with the real FastestDet', () =>
     const right = subjectOf('whatsup-b/mug_right_of_plate')!;
     expect(left.bbox[0] + left.bbox[2] / 2).toBeLessThan(right.bbox[0] + right.bbox[2] / 2);
   });
-
 });
 
 describe('gsr annotate (CLI) errors and quality', () => {
@@ -138,14 +184,15 @@ describe('gsr annotate (CLI) Ctrl-C', () => {
     const { spawn } = await import('node:child_process');
     const { existsSync } = await import('node:fs');
     const dir = tmp();
-    // The 16 real photos four times over (distinct ids), so the run is still going when interrupted.
-    const base = join(dir, 'base.jsonl');
-    await importWhatsupToManifest(WHATSUP_SAMPLE_ROOT, base);
-    const lines = readFileSync(base, 'utf8').trim().split('\n');
-    const manifest = join(dir, 'm.jsonl');
+    // 16 rendered scenes at the photos' size, four times over (distinct ids), so the run is still
+    // going when interrupted; the random-weight FastestDet (test/fixtures/perception/fastestdet).
+    await synthesizeDataset({ out: join(dir, 'syn'), count: 16, seed: 5, width: 1127, height: 843, workers: 0 });
+    const lines = readFileSync(join(dir, 'syn', 'manifest.jsonl'), 'utf8').trim().split('\n');
+    // Beside the dataset's manifest: image paths are relative to the manifest's folder.
+    const manifest = join(dir, 'syn', 'm.jsonl');
     writeFileSync(manifest, [0, 1, 2, 3].flatMap((k) => lines.map((l) => JSON.stringify({ ...JSON.parse(l), id: `r${k}/${JSON.parse(l).id}` }))).join('\n') + '\n');
     const out = join(dir, 'out');
-    const args = ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'annotate', 'run', '--manifest', manifest, '--detector', 'fastestdet', '--models-dir', MODELS, '--device', 'cpu', '--batch', '1', '--out', out, '--json'];
+    const args = ['--import', 'tsx', join(REPO_ROOT, 'src/cli/main.ts'), 'annotate', 'run', '--manifest', manifest, '--detector', 'fastestdet', '--models-dir', modelsWith(FASTESTDET_TINY), '--device', 'cpu', '--batch', '1', '--out', out, '--json'];
     const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, GSR_PROGRESS: '0' } });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));

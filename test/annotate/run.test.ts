@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { annotate, type AnnotateOptions } from '../../src/annotate/run.js';
 import { targetsFromImages, type AnnotateTarget } from '../../src/annotate/targets.js';
 import type { CocoFile } from '../../src/formats/coco.js';
@@ -191,5 +191,43 @@ describe('annotate with test-double models', () => {
     expect(await annotate(options(targets, out))).toMatchObject({ images_failed: 1, images_processed: 0 });
     expect(await annotate(options(targets, out, { retryFailed: true }))).toMatchObject({ images_failed: 0, images_done: 1 });
     expect(readCoco(out).info!.failures).toEqual([]);
+  });
+
+  it('records every decoding rule in the journal; resumes the journal of an older version, which lacks some, with one notice', async () => {
+    const dir = tmp();
+    const paths = [join(dir, 'a.png'), join(dir, 'b.png'), join(dir, 'c.png')];
+    for (const p of paths) await writePng(p, 30, 20);
+    const targets = targetsFromImages(paths, [{ role: 'subject', phrase: 'left' }]);
+    const out = join(dir, 'out');
+    const journal = join(out, 'journal.jsonl');
+    await annotate(options(targets.slice(0, 1), out));
+    const header = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!) as { settings: Record<string, unknown> };
+    expect(header.settings.decode).toEqual({ decode_alpha: 'drop', decode_grey16: 'clip', decode_icc: 'ignore' });
+    // Older versions recorded no decoding rule, or only those not at their default then.
+    const writtenBy = (decode: object | undefined) => {
+      const lines = readFileSync(journal, 'utf8').split('\n');
+      writeFileSync(journal, [JSON.stringify({ ...header, settings: { ...header.settings, decode } }), ...lines.slice(1)].join('\n'));
+    };
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const notices = () => stderr.mock.calls.map(([m]) => String(m)).filter((m) => m.includes('older version'));
+    try {
+      writtenBy(undefined);
+      expect(await annotate(options(targets.slice(0, 2), out))).toMatchObject({ images_skipped: 1, images_done: 2 });
+      expect(notices()).toEqual([
+        `gsr: ${journal} was started by an older version of gsr-bench, whose decoding of images with alpha, 16-bit grey or an ICC profile may differ from this run's (docs/perception.md, "Decoding"); resuming it\n`,
+      ]);
+      // A rule the older journal names still holds.
+      writtenBy({ decode_alpha: 'white' });
+      await expect(annotate(options(targets, out))).rejects.toThrow(/other settings \(decode: .*"decode_alpha":"white".*"decode_alpha":"drop"/);
+      expect(await annotate(options(targets, out, { decode: { alpha: 'white' } }))).toMatchObject({ images_skipped: 2, images_done: 3 });
+      expect(notices()).toHaveLength(2);
+      // A journal that records them all resumes without a notice, and only with the same rules.
+      writtenBy({ decode_alpha: 'drop', decode_grey16: 'clip', decode_icc: 'ignore' });
+      await expect(annotate(options(targets, out, { decode: { icc: 'convert' } }))).rejects.toThrow(/"decode_icc":"ignore"\} -> \{.*"decode_icc":"convert"\}/);
+      expect(await annotate(options(targets, out))).toMatchObject({ images_skipped: 3 });
+      expect(notices()).toHaveLength(2);
+    } finally {
+      stderr.mockRestore();
+    }
   });
 });

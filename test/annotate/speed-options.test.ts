@@ -1,7 +1,8 @@
 /**
  * The speed options of `gsr annotate` (docs/perception.md, "Speed"): onnxruntime session settings,
  * the int8 file variant, and pipelining (pre-processing the next image during inference), which
- * must not change a single output. Fixture models (test/helpers/onnx-fixtures.ts); no timings.
+ * must not change a single output; also the decoding options, which must. Fixture models
+ * (test/helpers/onnx-fixtures.ts); no timings.
  */
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -196,5 +197,28 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
     const models = (o: string) => (JSON.parse(readFileSync(join(dir, o, 'annotations.json'), 'utf8')) as CocoFile).info!.models!;
     expect(models('flushed').map((m) => m.settings?.denormals)).toEqual(['flushed to zero', 'flushed to zero', 'flushed to zero']);
     expect(models('not-flushed').map((m) => m.settings?.denormals)).toEqual([undefined, undefined, undefined]);
+  }, 60_000);
+  it('--decode-alpha, --decode-grey16 and --decode-icc reach the decoder, are recorded per model and in the journal', async () => {
+    const images = ['rgba.png', 'grey-16bit.png', 'icc-wide.jpg'].map((f) => join(REPO_ROOT, 'test/fixtures/perception/images', f));
+    const decoded = targetsFromImages(images, [{ role: 'subject', phrase: 'mug' }, { role: 'object', phrase: 'table' }]);
+    const r = runCli([
+      'annotate', 'run', ...images, '--objects', 'mug,table', '--detector', 'grounding-dino-tiny', '--segmenter', 'slimsam-77-uniform', '--depth', DEPTH,
+      '--models-dir', join(dir, 'models'), '--device', 'cpu', '--threads', '1', '--decode-alpha', 'white', '--decode-grey16', 'high-byte',
+      '--decode-icc', 'convert', '--out', join(dir, 'named-decoding'),
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    await annotate(opts('reference-decoding', { targets: decoded }));
+    // The depth fixture follows the pixels: each rule gives other depth maps.
+    for (const t of decoded) {
+      const depth = (out: string) => readFileSync(join(dir, out, 'depth', `${t.itemId}.png`));
+      expect(depth('named-decoding').equals(depth('reference-decoding')), t.fileName).toBe(false);
+    }
+    const models = (o: string) => (JSON.parse(readFileSync(join(dir, o, 'annotations.json'), 'utf8')) as CocoFile).info!.models!;
+    for (const m of models('named-decoding')) expect(m.settings).toMatchObject({ decode_alpha: 'white', decode_grey16: 'high-byte', decode_icc: 'convert' });
+    for (const m of models('reference-decoding')) expect(m.settings?.decode_alpha ?? m.settings?.decode_grey16 ?? m.settings?.decode_icc).toBeUndefined();
+    // A resume with other decoding rules would mix them: refused.
+    await expect(annotate(opts('named-decoding', { targets: decoded }))).rejects.toThrow(
+      /other settings \(decode: \{"decode_alpha":"white","decode_grey16":"high-byte","decode_icc":"convert"\} -> \{"decode_alpha":"drop","decode_grey16":"clip","decode_icc":"ignore"\}\)/,
+    );
   }, 60_000);
 });

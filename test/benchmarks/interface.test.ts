@@ -100,4 +100,14 @@ describe('benchmark plug-in interface', () => {
     expect(cells.find((c) => c.mode === 'lenient' && c.variant === 'image')).toMatchObject({ n: 2, correct: 1, invalid: 1, failed: 0, accuracy: 0.5 });
     expect(cells.find((c) => c.mode === 'lenient' && c.variant === 'text')).toMatchObject({ n: 2, correct: 1, invalid: 0, failed: 1 });
   });
+
+  it('keeps a judge\'s scriptInvalid per response and sums it per cell only where it is given', () => {
+    const row = (mode: string, status: 'ok' | 'failed', scriptInvalid?: boolean) => ({
+      key: `k${mode}${status}${scriptInvalid}`, item: 'i', task: 't', level: '1', variant: 'image', model: 'm', mode, status, valid: true, correct: false, credit: 0,
+      ...(scriptInvalid === undefined ? {} : { scriptInvalid }),
+    });
+    const cells = scoreCells([row('official', 'ok', true), row('official', 'ok', false), row('official', 'failed', true), row('strict', 'ok')]);
+    expect(cells.find((c) => c.mode === 'official')).toMatchObject({ n: 3, invalid: 0, failed: 1, scriptInvalid: 1 });
+    expect(cells.find((c) => c.mode === 'strict')).not.toHaveProperty('scriptInvalid');
+  });
 });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WHATSUP_SAMPLE_ROOT, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { synthesizeDataset } from '../../src/datasets/index.js';
 import { listTree, tempDir, writeWhatsupFolder } from './fixtures.js';
 
@@ -12,16 +12,35 @@ const oneLineError = (stderr: string) => {
 };
 
 describe('gsr dataset (CLI)', () => {
-  it('import whatsup prints the per-split table and exits 0', async () => {
-    const out = join(await tempDir(), 'm.jsonl');
-    const r = runCli(['dataset', 'import', 'whatsup', '--root', WHATSUP_SAMPLE_ROOT, '--out', out]);
+  it('synth whatsup-layout writes the official layout, and import whatsup prints the per-split table and exits 0', async () => {
+    const dir = await tempDir();
+    const made = runCli(['dataset', 'synth', 'whatsup-layout', '--out', dir, '--width', '160', '--height', '120']);
+    expect(made.stderr).toBe('');
+    expect(made.stdout).toContain(`wrote 29 images and the six What'sUp files to ${join(dir, 'data')}, their exact boxes to ${join(dir, 'annotations.json')}`);
+    const out = join(dir, 'm.jsonl');
+    const r = runCli(['dataset', 'import', 'whatsup', '--root', dir, '--out', out]);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    for (const [split, n] of [['whatsup-a', 8], ['whatsup-b', 4], ['coco-one', 1], ['coco-two', 1], ['gqa-one', 1], ['gqa-two', 1], ['total', 16]] as const) {
+    for (const [split, n] of [['whatsup-a', 8], ['whatsup-b', 4], ['coco-one', 4], ['coco-two', 5], ['gqa-one', 4], ['gqa-two', 5], ['total', 30]] as const) {
       expect(r.stdout).toMatch(new RegExp(`^${split}\\s+${n}$`, 'm'));
     }
-    expect((await readFile(out, 'utf8')).trim().split('\n')).toHaveLength(16);
-  }, 60_000);
+    expect((await readFile(out, 'utf8')).trim().split('\n')).toHaveLength(30);
+  }, 90_000);
+
+  it('synth vsp-layout writes a tree that import vsp reads; it refuses a folder that is not empty', async () => {
+    const dir = join(await tempDir(), 'vsp');
+    const made = runCli(['dataset', 'synth', 'vsp-layout', '--out', dir, '--items', '1', '--examples', '1', '--json']);
+    expect(made.stderr).toBe('');
+    expect(JSON.parse(made.stdout)).toMatchObject({ out: dir, files: expect.any(Number) });
+    const r = runCli(['dataset', 'import', 'vsp', '--root', dir, '--out', join(dir, '..', 'items')]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^maze-t4 +step1:1 step3:1 step5:1 step7:1 step9:1 +5$/m);
+    expect(r.stdout).toContain('wrote 48 vsp items');
+    const again = runCli(['dataset', 'synth', 'vsp-layout', '--out', dir]);
+    expect(again.status).toBe(1);
+    oneLineError(again.stderr);
+    expect(again.stderr).toContain(`${dir} is not empty`);
+  }, 90_000);
 
   it('bad input: one error line naming file and record, non-zero exit, nothing written', async () => {
     const root = await writeWhatsupFolder({ 'controlled_images_dataset.json': [{ image_path: '../../etc/passwd', caption_options: ['A mug on a table', 'A mug under a table'] }] }, []);

@@ -1,56 +1,153 @@
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { captionFor, importWhatsup, importWhatsupToManifest, loaderRelation, loaderRelationName, WHATSUP_FILES } from '../../src/datasets/index.js';
+import { captionFor, importWhatsup, importWhatsupToManifest, loaderRelation, loaderRelationName, writeWhatsupLayout, WHATSUP_FILES } from '../../src/datasets/index.js';
+import { readCocoFile } from '../../src/formats/coco.js';
 import { readManifestAll, resolveItemImage, type Relation } from '../../src/formats/index.js';
-import { WHATSUP_SAMPLE, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
-import { A_CAPTIONS, controlled, tempDir, writeWhatsupFolder } from './fixtures.js';
+import { whatsupLayoutSample } from '../helpers/samples.js';
+import { describeShared } from '../helpers/shared.js';
+import { A_CAPTIONS, controlled, listTree, tempDir, writeWhatsupFolder } from './fixtures.js';
 
-describe("What'sUp importer on the real sample", () => {
-  it('reads 16 items with the official split counts, nouns and relations', async () => {
-    const dir = await tempDir();
-    const out = join(dir, 'manifest.jsonl');
-    const r = await importWhatsupToManifest(WHATSUP_SAMPLE_ROOT, out);
-    expect(r.counts).toEqual({ 'whatsup-a': 8, 'whatsup-b': 4, 'coco-one': 1, 'coco-two': 1, 'gqa-one': 1, 'gqa-two': 1 });
+describe("What'sUp importer on the official layout (the project's rendered sample)", () => {
+  it('reads every split with its own relation rule, nouns, zero-padded COCO ids and image sizes', async () => {
+    const root = await whatsupLayoutSample();
+    const out = join(await tempDir(), 'manifest.jsonl');
+    const r = await importWhatsupToManifest(root, out);
+    expect(r.counts).toEqual({ 'whatsup-a': 8, 'whatsup-b': 4, 'coco-one': 4, 'coco-two': 5, 'gqa-one': 4, 'gqa-two': 5 });
     expect(r.warnings).toEqual([]);
     const items = await readManifestAll(out);
-    expect(items).toHaveLength(16);
-    expect(new Set(items.map((i) => i.id)).size).toBe(16);
+    expect(items).toHaveLength(30);
+    expect(new Set(items.map((i) => i.id)).size).toBe(30);
     const byId = new Map(items.map((i) => [i.id, i]));
 
-    const a = byId.get('whatsup-a/dog_under_table')!;
-    expect(a).toMatchObject({ split: 'whatsup-a', image: 'controlled_images/dog_under_table.jpeg', subject: 'dog', object: 'table', relation: 'under', answer: 0 });
-    expect(a.options).toEqual(['A dog under a table', 'A dog on a table', 'A dog to the left of a table', 'A dog to the right of a table']);
-    expect(a.root).toBe(WHATSUP_SAMPLE_ROOT);
+    const a = byId.get('whatsup-a/mug_under_table')!;
+    expect(a).toMatchObject({ split: 'whatsup-a', image: 'controlled_images/mug_under_table.jpeg', subject: 'mug', object: 'table', relation: 'under', answer: 0, root });
+    expect(a.options).toEqual(['A mug under a table', 'A mug on a table', 'A mug to the left of a table', 'A mug to the right of a table']);
+    // A wrong option with a typo (as one real Subset A record has) is kept as it is.
+    expect(byId.get('whatsup-a/mug_right_of_table')!.options).toEqual(['A mug to the right of a table', 'A mug on a table', 'A mug under a tabl`e', 'A mug to the left of a table']);
     expect(byId.get('whatsup-b/mug_in-front_of_plate')).toMatchObject({ subject: 'mug', object: 'plate', relation: 'front' });
-    expect(byId.get('whatsup-b/mug_behind_plate')).toMatchObject({ relation: 'behind' });
-    expect(byId.get('coco-one/1')).toMatchObject({ image: 'val2017/000000000001.jpg', subject: 'person', object: null, relation: 'left', options: ['A person on the left', 'A person on the right'] });
-    expect(byId.get('coco-two/2')).toMatchObject({ subject: 'dog', object: 'bench', relation: 'right' });
-    expect(byId.get('gqa-one/1')).toMatchObject({ image: 'vg_images/1.jpg', subject: 'umpire', relation: 'left' });
-    expect(byId.get('gqa-two/2')).toMatchObject({ subject: 'boy', object: 'racket', relation: 'right' });
+    expect(byId.get('coco-one/5')).toMatchObject({ image: 'val2017/000000000005.jpg', subject: 'box', object: null, relation: 'top', options: ['A box on the top', 'A box on the bottom'] });
+    expect(byId.get('coco-two/6')).toMatchObject({ subject: 'vase', object: 'table', relation: 'above' });
+    expect(byId.get('coco-two/8')).toMatchObject({ subject: 'box', object: 'table', relation: 'below' });
+    // Two questions about one image: stable -2 suffix in file order.
+    expect(byId.get('coco-two/2-2')).toMatchObject({ image: 'val2017/000000000002.jpg', subject: 'bench', object: 'can', relation: 'left' });
+    expect(byId.get('gqa-one/1')).toMatchObject({ image: 'vg_images/1.jpg', subject: 'candle', relation: 'left' });
+    expect(byId.get('gqa-two/6')).toMatchObject({ subject: 'mug', object: 'box', relation: 'front' });
+    expect(byId.get('gqa-two/10')).toMatchObject({ subject: 'book', object: 'desk', relation: 'above' });
 
-    // Every controlled file name agrees with its caption's relation, and every image resolves.
     for (const item of items) {
+      // The official loader's label (file name for A and B, caption words for COCO and GQA) is the item's relation.
+      const stem = item.image.split('/').pop()!.replace(/\.[^.]+$/, '');
+      expect(loaderRelationName(item.split, loaderRelation(item.split, stem, item.options[0])), item.id).toBe(item.relation);
       const path = resolveItemImage(item, out);
       expect(existsSync(path), path).toBe(true);
-      expect(item.width).toBeGreaterThan(100);
-      expect(item.height).toBeGreaterThan(100);
+      expect([item.width, item.height]).toEqual([320, 240]);
       expect(item.image).not.toMatch(/\\|^\//);
     }
   });
 
+  it('comes with the exact box of every object each record names, under the importer\'s item ids', async () => {
+    const root = await whatsupLayoutSample();
+    const coco = await readCocoFile(join(root, '..', 'annotations.json'));
+    const { items } = await importWhatsup(root, { readSizes: false });
+    expect(coco.info?.source).toBe('exact-synthetic');
+    expect(coco.images.map((im) => im.item_id)).toEqual(items.map((i) => i.id));
+    for (const item of items) {
+      const im = coco.images.find((x) => x.item_id === item.id)!;
+      expect(im.file_name).toBe(item.image);
+      const anns = coco.annotations.filter((a) => a.image_id === im.id);
+      expect(anns.map((a) => [a.role, a.phrase])).toEqual(item.object === null ? [['subject', item.subject]] : [['subject', item.subject], ['object', item.object]]);
+      for (const a of anns) {
+        expect(a.bbox[0] + a.bbox[2]).toBeLessThanOrEqual(320);
+        expect(a.bbox[1] + a.bbox[3]).toBeLessThanOrEqual(240);
+        expect(a.area).toBeGreaterThan(0);
+        expect(a.area).toBeLessThanOrEqual(a.bbox[2] * a.bbox[3]);
+      }
+    }
+    // Both questions about one picture share its boxes, with the roles the other way round.
+    const box = (id: string, role: string) => coco.annotations.find((a) => a.image_id === coco.images.find((x) => x.item_id === id)!.id && a.role === role)!.bbox;
+    expect(box('coco-two/2-2', 'subject')).toEqual(box('coco-two/2', 'object'));
+  });
+
   it('reads the same items when the root is the folder holding data/ (the official layout)', async () => {
-    const r = await importWhatsup(WHATSUP_SAMPLE, { readSizes: false });
-    expect(r.items).toHaveLength(16);
+    const root = await whatsupLayoutSample();
+    const r = await importWhatsup(join(root, '..'), { readSizes: false });
+    expect(r.items).toHaveLength(30);
     expect(r.items[0].image).toBe('data/controlled_images/mug_on_table.jpeg');
-    const fromData = await importWhatsup(WHATSUP_SAMPLE_ROOT, { readSizes: false });
+    const fromData = await importWhatsup(root, { readSizes: false });
     expect(r.items.map((i) => resolveItemImage(i, '/x/m.jsonl'))).toEqual(fromData.items.map((i) => resolveItemImage(i, '/x/m.jsonl')));
   });
 
   it('reads only the requested splits', async () => {
-    const r = await importWhatsup(WHATSUP_SAMPLE_ROOT, { splits: ['whatsup-b', 'gqa-two'], readSizes: false });
-    expect(r.counts).toEqual({ 'whatsup-b': 4, 'gqa-two': 1 });
-    await expect(importWhatsup(WHATSUP_SAMPLE_ROOT, { splits: ['nope'] })).rejects.toThrow(/unknown What'sUp split "nope"/);
+    const root = await whatsupLayoutSample();
+    const r = await importWhatsup(root, { splits: ['whatsup-b', 'gqa-two'], readSizes: false });
+    expect(r.counts).toEqual({ 'whatsup-b': 4, 'gqa-two': 5 });
+    await expect(importWhatsup(root, { splits: ['nope'] })).rejects.toThrow(/unknown What'sUp split "nope"/);
+  });
+
+  it('is the same bytes for the same seed, and other pictures for another', async () => {
+    const [a, b] = [await tempDir(), await tempDir()];
+    await writeWhatsupLayout(a, { seed: 3, width: 160, height: 120 });
+    await writeWhatsupLayout(b, { seed: 3, width: 160, height: 120 });
+    const files = await listTree(a);
+    expect(files).toHaveLength(29 + 6 + 1);
+    expect(files).toEqual(await listTree(b));
+    for (const f of files) expect((await readFile(join(a, f))).equals(await readFile(join(b, f))), f).toBe(true);
+    const c = await tempDir();
+    await writeWhatsupLayout(c, { seed: 4, width: 160, height: 120 });
+    expect((await readFile(join(c, 'data/val2017/000000000001.jpg'))).equals(await readFile(join(a, 'data/val2017/000000000001.jpg')))).toBe(false);
+    expect(await readFile(join(c, 'data/vg_qa_two_obj.json'), 'utf8')).toBe(await readFile(join(a, 'data/vg_qa_two_obj.json'), 'utf8'));
+  });
+});
+
+describeShared("What'sUp importer on the 16 real sample photos", ['whatsupSample'], ({ whatsupSample }) => {
+  const root = join(whatsupSample, 'data');
+  it('reads 16 items with the official split counts, nouns and relations', async () => {
+    const out = join(await tempDir(), 'manifest.jsonl');
+    const r = await importWhatsupToManifest(root, out);
+    expect(r.counts).toEqual({ 'whatsup-a': 8, 'whatsup-b': 4, 'coco-one': 1, 'coco-two': 1, 'gqa-one': 1, 'gqa-two': 1 });
+    expect(r.warnings).toEqual([]);
+    const items = await readManifestAll(out);
+    expect(items).toHaveLength(16);
+    const byId = new Map(items.map((i) => [i.id, i]));
+    expect(byId.get('whatsup-a/dog_under_table')).toMatchObject({ image: 'controlled_images/dog_under_table.jpeg', subject: 'dog', object: 'table', relation: 'under', answer: 0, root });
+    expect(byId.get('whatsup-b/mug_in-front_of_plate')).toMatchObject({ subject: 'mug', object: 'plate', relation: 'front' });
+    expect(byId.get('coco-one/1')).toMatchObject({ image: 'val2017/000000000001.jpg', subject: 'person', object: null, relation: 'left' });
+    expect(byId.get('coco-two/2')).toMatchObject({ subject: 'dog', object: 'bench', relation: 'right' });
+    expect(byId.get('gqa-one/1')).toMatchObject({ image: 'vg_images/1.jpg', subject: 'umpire', relation: 'left' });
+    expect(byId.get('gqa-two/2')).toMatchObject({ subject: 'boy', object: 'racket', relation: 'right' });
+    for (const item of items) {
+      expect(existsSync(resolveItemImage(item, out))).toBe(true);
+      expect(item.width).toBeGreaterThan(100);
+      expect(item.height).toBeGreaterThan(100);
+    }
+    const whole = await importWhatsup(whatsupSample, { readSizes: false });
+    expect(whole.items.map((i) => resolveItemImage(i, '/x/m.jsonl'))).toEqual(items.map((i) => resolveItemImage(i, '/x/m.jsonl')));
+  });
+});
+
+describeShared("What'sUp importer on the 412 Subset A records", ['whatsupSubsetA'], ({ whatsupSubsetA }) => {
+  it('labels 103 items with each of on, under, left and right, as the official loader does, and keeps the typo option', async () => {
+    // The records come without their photos: empty stand-ins let the importer check every path.
+    const root = await tempDir();
+    const file = 'controlled_images_dataset.json';
+    copyFileSync(join(whatsupSubsetA, file), join(root, file));
+    const records = JSON.parse(await readFile(join(root, file), 'utf8')) as Array<{ image_path: string; caption_options: string[] }>;
+    mkdirSync(join(root, 'controlled_images'));
+    for (const rec of records) writeFileSync(join(root, rec.image_path.replace(/^data\//, '')), '');
+    const r = await importWhatsup(root, { readSizes: false });
+    expect(r.counts).toEqual({ 'whatsup-a': 412 });
+    expect(r.warnings).toEqual([]);
+    const counts: Record<string, number> = {};
+    for (const item of r.items) {
+      counts[item.relation] = (counts[item.relation] ?? 0) + 1;
+      const stem = item.image.split('/').pop()!.replace(/\.jpeg$/, '');
+      expect(loaderRelation('whatsup-a', stem, item.options[0]), item.id).toBe(item.relation);
+    }
+    expect(counts).toEqual({ on: 103, under: 103, left: 103, right: 103 });
+    expect(new Set(r.items.map((i) => i.id)).size).toBe(412);
+    expect(r.items.filter((i) => i.options.includes('A mug under a tabl`e')).map((i) => i.id)).toEqual(['whatsup-a/mug_right_of_table']);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * A models folder holding the fixture annotator (docs/annotate.md, "Measured"): a GroundingDINO that
- * boxes every phrase, a SAM that masks, a metric depth model, and the shipped FastestDet, under the
- * ids `gsr annotate` loads. Shared by tests and benches that run the full annotator without downloads.
+ * boxes every phrase, a SAM that masks, a metric depth model, and a random-weight FastestDet with the
+ * real model's contract (test/fixtures/perception/fastestdet), under the ids `gsr annotate` loads.
+ * Shared by tests and benches that run the full annotator without downloads.
  */
 import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,5 +25,5 @@ export function writeFixtureModels(models: string): void {
   writeSamDecoderFixture(join(models, 'slimsam-77-uniform', 'prompt_encoder_mask_decoder.onnx'));
   writeDepthFixture(join(models, 'depth-anything-v2-metric-indoor-small', 'model.onnx'), { scale: 2, offset: 3 });
   mkdirSync(join(models, 'fastestdet'), { recursive: true });
-  symlinkSync(join(REPO_ROOT, 'models/fastestdet/FastestDet.onnx'), join(models, 'fastestdet', 'FastestDet.onnx'));
+  symlinkSync(join(REPO_ROOT, 'test/fixtures/perception/fastestdet/fastestdet-tiny.onnx'), join(models, 'fastestdet', 'FastestDet.onnx'));
 }

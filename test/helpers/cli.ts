@@ -1,15 +1,20 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { sharedLocation } from './shared.js';
 
-/** Repository root, for resolving fixtures and the shipped data and models. */
+/** Repository root, for resolving fixtures and the shipped manifests. */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** The What'sUp sample shipped in data/whatsup-sample (16 real photos, MIT). */
-export const WHATSUP_SAMPLE = join(REPO_ROOT, 'data', 'whatsup-sample');
+/**
+ * Third-party material beside the repository (test/helpers/shared.ts): only optional checks use
+ * these, through describeShared / itShared, which skip when the folder is absent.
+ * The 16 real What'sUp photos in the benchmark's layout (the folder holding data/).
+ */
+export const WHATSUP_SAMPLE = sharedLocation('whatsupSample');
 export const WHATSUP_SAMPLE_ROOT = join(WHATSUP_SAMPLE, 'data');
-/** The shipped model folder: models/fastestdet holds the real FastestDet (BSD-3). */
-export const MODELS_DIR = join(REPO_ROOT, 'models');
-export const FASTESTDET_DIR = join(MODELS_DIR, 'fastestdet');
+/** The real FastestDet's folder, and the models folder holding it (as `--models-dir`). */
+export const FASTESTDET_DIR = sharedLocation('fastestdet');
+export const MODELS_DIR = dirname(FASTESTDET_DIR);
 
 /** Runs the gsr CLI from source (tsx), so tests never see a stale build. */
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): SpawnSyncReturns<string> {

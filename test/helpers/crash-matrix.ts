@@ -162,7 +162,7 @@ const isLock = (rel: string) => rel.split('/').pop()!.startsWith('.gsr.lock');
  * that hold timestamps, so those are compared through the files themselves.
  */
 export function pipelineTarget(dir: string, scenes: number): CrashTarget {
-  // The copy lives elsewhere, so the file's relative paths (shipped photos, models) are made absolute.
+  // The copy lives elsewhere, so the file's relative paths (models, reference boxes) are made absolute.
   const yaml = readFileSync(join(REPO_ROOT, 'pipelines', 'demo.yaml'), 'utf8')
     .replace(/count: 60\b/, `count: ${scenes}`)
     .replace(/: \.\.\//g, `: ${REPO_ROOT}/`);
@@ -175,7 +175,7 @@ export function pipelineTarget(dir: string, scenes: number): CrashTarget {
     name: 'pipeline',
     out,
     args: ['pipeline', 'run', file, '--out', out],
-    env: { GSR_BASE_URL: '', GSR_MODEL: '' },
+    env: { GSR_BASE_URL: '', GSR_MODEL: '', GSR_PHOTOS_ROOT: '' },
     progress: () => stages.filter((s) => existsSync(join(out, s, '.stage.json'))).length,
     async snapshot() {
       const snap = snapshotTree(out, (rel) => isLock(rel) || rel.startsWith('.state/'));

@@ -16,8 +16,8 @@ export interface FakeServerOptions {
   rejectResponseFormat?: boolean;
   /** Hold every answer until this many requests are open at once (proves clients overlap), then answer normally. */
   gate?: number;
-  /** The content of an ok answer, from the prompt text and how many times it was asked before (default: `fakeAnswer`). */
-  reply?: (text: string, previousRequests: number) => string;
+  /** The content of an ok answer, from the prompt text, how many times it was asked before and the request body (default: `fakeAnswer`). */
+  reply?: (text: string, previousRequests: number, body: unknown) => string;
 }
 
 export interface FakeServer {
@@ -86,7 +86,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     times.set(text, [...(times.get(text) ?? []), Date.now()]);
     total++;
     const fault = opts.fault?.(text, before) ?? 'ok';
-    const ok = JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: opts.reply?.(text, before) ?? fakeAnswer(text) }, finish_reason: 'stop' }] });
+    const ok = JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: opts.reply?.(text, before, body) ?? fakeAnswer(text) }, finish_reason: 'stop' }] });
     const respond = () => {
       switch (fault) {
         case 'ok':

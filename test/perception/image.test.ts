@@ -1,10 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { imageSize, loadImage } from '../../src/perception/image.js';
+import { decodeRules, decodeSettings, imageSize, loadImage } from '../../src/perception/image.js';
+import type { DecodeOptions } from '../../src/perception/types.js';
 import { GsrError } from '../../src/util/errors.js';
+import { FIXTURES } from './paths.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsr-image-'));
 const RED = { r: 200, g: 50, b: 10 };
@@ -43,21 +46,49 @@ describe('loadImage', () => {
     expect(im.data[1]).toBe(im.data[2]);
   });
 
-  it('scales 16-bit to 8-bit', async () => {
+  it('scales 16-bit RGB to its high byte', async () => {
     const im = await loadImage(join(dir, 'deep.png'));
     expect(Array.from(im.data.subarray(0, 3))).toEqual([200, 50, 10]);
   });
 
-  it('composites alpha on white', async () => {
-    const im = await loadImage(join(dir, 'alpha.png'));
-    expect(Array.from(im.data.subarray(0, 3))).toEqual([255, 255, 255]);
+  it('drops alpha by default, keeping the colour under it; composites on white with alpha: white', async () => {
+    expect(Array.from((await loadImage(join(dir, 'alpha.png'))).data.subarray(0, 3))).toEqual([0, 0, 0]);
+    expect(Array.from((await loadImage(join(dir, 'alpha.png'), undefined, { alpha: 'white' })).data.subarray(0, 3))).toEqual([255, 255, 255]);
   });
 
-  // Without a profile CMYK follows PIL's formula instead (test/perception/cmyk.test.ts).
-  it('converts CMYK with an ICC profile to sRGB through the profile', async () => {
-    const im = await loadImage(join(dir, 'cmyk.jpg'));
+  // The PIL references of every rule are checked in test/perception/preprocess.test.ts, from files.
+  it('decodes bytes as it decodes the file, with every option', async () => {
+    const ref = JSON.parse(readFileSync(join(FIXTURES, 'preprocess-reference.json'), 'utf8')) as {
+      images: Array<{ file: string; decoded_sha256: string; options?: Array<{ decode: DecodeOptions; sha256: string; rgb_zlib_base64?: string }> }>;
+    };
+    const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+    for (const entry of ref.images) {
+      const path = join(FIXTURES, entry.file);
+      const bytes = readFileSync(path);
+      expect(sha((await loadImage(bytes, entry.file)).data), entry.file).toBe(entry.decoded_sha256);
+      for (const o of entry.options ?? []) {
+        // The ICC conversion's rule is Pillow's littleCMS, within a level of the port's: compared with the file's decoding instead.
+        const want = o.rgb_zlib_base64 === undefined ? o.sha256 : sha((await loadImage(path, undefined, o.decode)).data);
+        expect(sha((await loadImage(bytes, entry.file, o.decode)).data), `${entry.file} ${JSON.stringify(o.decode)}`).toBe(want);
+      }
+    }
+  });
+
+  it('names only the rules that differ from the reference', () => {
+    expect(decodeSettings()).toEqual({});
+    expect(decodeSettings({ alpha: 'drop', grey16: 'clip' })).toEqual({});
+    expect(decodeSettings({ alpha: 'drop', grey16: 'clip', icc: 'ignore' })).toEqual({});
+    expect(decodeSettings({ alpha: 'white', grey16: 'high-byte', icc: 'convert' })).toEqual({ decode_alpha: 'white', decode_grey16: 'high-byte', decode_icc: 'convert' });
+    expect(decodeRules()).toEqual({ decode_alpha: 'drop', decode_grey16: 'clip', decode_icc: 'ignore' });
+    expect(decodeRules({ icc: 'convert' })).toEqual({ decode_alpha: 'drop', decode_grey16: 'clip', decode_icc: 'convert' });
+  });
+
+  // By default CMYK follows PIL's formula, profile or not (test/perception/cmyk.test.ts, preprocess.test.ts).
+  it('converts CMYK with an ICC profile to sRGB through the profile under icc: convert', async () => {
+    const im = await loadImage(join(dir, 'cmyk.jpg'), undefined, { icc: 'convert' });
     const viaProfile = await sharp(join(dir, 'cmyk.jpg')).toColourspace('srgb').raw().toBuffer();
     expect(Buffer.from(im.data).equals(viaProfile)).toBe(true);
+    expect(Buffer.from((await loadImage(join(dir, 'cmyk.jpg'))).data).equals(viaProfile)).toBe(false);
     const [r, g, b] = im.data;
     expect(Math.abs(r! - 200)).toBeLessThan(30);
     expect(Math.abs(g! - 50)).toBeLessThan(30);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,8 @@ import { verifyInstalled, verifyPath } from '../../src/perception/store.js';
 import { GsrError } from '../../src/util/errors.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { writeDepthFixture } from '../helpers/onnx-fixtures.js';
-import { FASTESTDET_ONNX } from './paths.js';
+import { itShared } from '../helpers/shared.js';
+import { FASTESTDET_TINY } from './paths.js';
 
 /** Runs the CLI without blocking this process (the test's HTTP server must keep answering). */
 function gsr(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -45,7 +46,8 @@ function testManifest(id: string, url: string, sha256: string | null) {
 
 beforeAll(async () => {
   mkdirSync(join(modelsDir, 'fastestdet'), { recursive: true });
-  symlinkSync(FASTESTDET_ONNX, join(modelsDir, 'fastestdet', 'FastestDet.onnx'));
+  // The random-weight FastestDet with the real model's contract (not its bytes).
+  symlinkSync(FASTESTDET_TINY, join(modelsDir, 'fastestdet', 'FastestDet.onnx'));
   server = createServer((req, res) => {
     const range = req.headers.range;
     if (range) ranges.push(range);
@@ -72,13 +74,25 @@ describe('gsr models list / verify', () => {
     expect(r.status).toBe(0);
     const rows = JSON.parse(r.stdout) as Array<{ id: string; status: string; bytes: number | null; licence: string }>;
     const fd = rows.find((x) => x.id === 'fastestdet')!;
-    expect([fd.status, fd.bytes]).toEqual(['installed', 998169]);
+    expect([fd.status, fd.bytes]).toEqual(['installed', statSync(FASTESTDET_TINY).size]);
     expect(fd.licence).toMatch(/BSD-3-Clause/);
     expect(rows.find((x) => x.id === 'grounding-dino-tiny')!.status).toBe('missing');
   });
 
-  it('verifies an installed model: sha256 and contract', async () => {
+  it('verifies an installed model: size and sha256 against the manifest, then the contract', async () => {
     const [f] = await verifyInstalled(await getManifest('fastestdet'), modelsDir);
+    // Other bytes than the published file, the same contract: only size and sha256 are reported.
+    expect(f).toMatchObject({ ok: false, sha256Checked: true });
+    expect(f!.problems).toHaveLength(2);
+    expect(f!.problems[0]).toMatch(/^size is \d+ bytes, expected 998169$/);
+    expect(f!.problems[1]).toMatch(/^sha256 is [0-9a-f]{64}, expected 31cb14c017fce347cb4c846ec62fdf00d76bb3beecdf4be21e7116ac67feb880$/);
+  });
+
+  itShared('verifies the real FastestDet: size, sha256 and contract', ['fastestdet'], async ({ fastestdet }) => {
+    const dir = join(work, 'real');
+    mkdirSync(join(dir, 'fastestdet'), { recursive: true });
+    symlinkSync(join(fastestdet, 'FastestDet.onnx'), join(dir, 'fastestdet', 'FastestDet.onnx'));
+    const [f] = await verifyInstalled(await getManifest('fastestdet'), dir);
     expect(f).toMatchObject({ ok: true, problems: [], sha256Checked: true });
   });
 
@@ -91,7 +105,7 @@ describe('gsr models list / verify', () => {
   });
 
   it('finds the contract a file matches when no model is named', async () => {
-    const r = await verifyPath(FASTESTDET_ONNX);
+    const r = await verifyPath(FASTESTDET_TINY);
     expect(r.matches).toEqual([{ id: 'fastestdet', role: 'model' }]);
   });
 });

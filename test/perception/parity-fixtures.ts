@@ -12,10 +12,17 @@ import { FIXTURES } from './paths.js';
 
 export const PARITY = join(FIXTURES, 'parity');
 
-/** The reference entry for `model` in reference-<model>.json (which also names versions and seed). */
-export function reference<T>(model: string): T {
-  return (JSON.parse(readFileSync(join(PARITY, `reference-${model}.json`), 'utf8')) as Record<string, T>)[model]!;
+/**
+ * The reference entry for `model` in reference-<model>.json (which also names versions and seed), or
+ * in reference-<model>.whatsup-sample.json: the same models on the What'sUp sample photos (optional checks).
+ */
+export function reference<T>(model: string, set: ReferenceSet = 'project'): T {
+  const file = `reference-${model}${set === 'whatsup-sample' ? '.whatsup-sample' : ''}.json`;
+  return (JSON.parse(readFileSync(join(PARITY, file), 'utf8')) as Record<string, T>)[model]!;
 }
+
+/** The project's own images, or the What'sUp sample photos beside the repository. */
+export type ReferenceSet = 'project' | 'whatsup-sample';
 
 export const f32 = (b64: string) => {
   const buf = Buffer.from(b64, 'base64');
@@ -39,11 +46,6 @@ export function unpackBits(b64: string, length: number): Uint8Array {
   return out;
 }
 
-/** The key of a fixture image: a sample photo (relative to the sample root) or crops/<name>.png. */
-export function imagePath(key: string, sampleRoot: string): string {
-  return key.startsWith('crops/') ? join(PARITY, key) : join(sampleRoot, key);
-}
-
 /** One row of the measured-difference table: what, the measured figure, the target. */
 export interface MeasuredRow {
   port: string;
@@ -55,30 +57,32 @@ export interface MeasuredRow {
 }
 
 const DOC = join(REPO_ROOT, 'docs/perception.md');
-const BEGIN = '<!-- parity-table: written by test/perception/parity.test.ts (GSR_UPDATE_PARITY=1) -->';
-const END = '<!-- /parity-table -->';
+const MARKER: Record<ReferenceSet, string> = { project: 'parity-table', 'whatsup-sample': 'parity-table-whatsup-sample' };
+const begin = (set: ReferenceSet) => `<!-- ${MARKER[set]}: written by test/perception/parity.test.ts (GSR_UPDATE_PARITY=1) -->`;
+const end = (set: ReferenceSet) => `<!-- /${MARKER[set]} -->`;
 
-export function renderTable(rows: MeasuredRow[]): string {
-  const lines = ['| port | what | measured (all fixture images) | target | met |', '| --- | --- | --- | --- | --- |'];
+export function renderTable(rows: MeasuredRow[], set: ReferenceSet = 'project'): string {
+  const images = set === 'project' ? 'all fixture images' : "the 16 What'sUp sample photos";
+  const lines = [`| port | what | measured (${images}) | target | met |`, '| --- | --- | --- | --- | --- |'];
   for (const r of rows) lines.push(`| ${r.port} | ${r.what} | ${r.measured} | ${r.target} | ${r.met ? 'yes' : '**no**'} |`);
   return lines.join('\n');
 }
 
-/** The table now in docs/perception.md (between the markers). */
-export function documentedTable(): string | undefined {
+/** The table of a reference set now in docs/perception.md (between its markers). */
+export function documentedTable(set: ReferenceSet = 'project'): string | undefined {
   const doc = readFileSync(DOC, 'utf8');
-  const a = doc.indexOf(BEGIN);
-  const b = doc.indexOf(END);
-  return a < 0 || b < 0 ? undefined : doc.slice(a + BEGIN.length, b).trim();
+  const a = doc.indexOf(begin(set));
+  const b = doc.indexOf(end(set));
+  return a < 0 || b < 0 ? undefined : doc.slice(a + begin(set).length, b).trim();
 }
 
-/** Rewrites the table in docs/perception.md (with GSR_UPDATE_PARITY=1). */
-export function writeDocumentedTable(table: string): void {
+/** Rewrites the table of a reference set in docs/perception.md (with GSR_UPDATE_PARITY=1). */
+export function writeDocumentedTable(table: string, set: ReferenceSet = 'project'): void {
   const doc = readFileSync(DOC, 'utf8');
-  const a = doc.indexOf(BEGIN);
-  const b = doc.indexOf(END);
-  if (a < 0 || b < 0) throw new Error(`${DOC}: parity table markers missing`);
-  writeFileSync(DOC, `${doc.slice(0, a + BEGIN.length)}\n\n${table}\n\n${doc.slice(b)}`);
+  const a = doc.indexOf(begin(set));
+  const b = doc.indexOf(end(set));
+  if (a < 0 || b < 0) throw new Error(`${DOC}: ${MARKER[set]} markers missing`);
+  writeFileSync(DOC, `${doc.slice(0, a + begin(set).length)}\n\n${table}\n\n${doc.slice(b)}`);
 }
 
 /** Short scientific form for the table (2 significant digits, rounded up so it bounds the value). */

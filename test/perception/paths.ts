@@ -1,11 +1,16 @@
 import { join } from 'node:path';
-import { FASTESTDET_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT } from '../helpers/cli.js';
 
-export const SAMPLE_ROOT = WHATSUP_SAMPLE_ROOT;
-export const FASTESTDET_ONNX = join(FASTESTDET_DIR, 'FastestDet.onnx');
 export const FIXTURES = join(REPO_ROOT, 'test/fixtures/perception');
+/** The project's own test images: renders of its renderer and hard cases (scripts in that folder). */
+export const IMAGES = join(FIXTURES, 'images');
+/** A random-weight FastestDet with the real model's contract (fastestdet/make_fastestdet_tiny.py). */
+export const FASTESTDET_TINY = join(FIXTURES, 'fastestdet', 'fastestdet-tiny.onnx');
 
-/** The 16 real photos, relative to SAMPLE_ROOT. */
+/**
+ * The 16 What'sUp sample photos, relative to the sample's data/ folder. The photos live beside the
+ * repository (test/helpers/shared.ts, id `whatsupSample`); only optional checks read them.
+ */
 export const SAMPLE_PHOTOS = [
   'controlled_clevr/mug_behind_plate.jpeg',
   'controlled_clevr/mug_in-front_of_plate.jpeg',

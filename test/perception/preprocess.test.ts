@@ -1,13 +1,17 @@
 /**
- * Pre-processing against PIL: resized bytes compared with Pillow's `Image.resize` (SHA-256 digests
- * and crops made by test/fixtures/perception/make_preprocess_reference.py) on the 16 sample photos
- * and synthetic images, shrinking and enlarging, bilinear and bicubic.
+ * Decoding and pre-processing against PIL: decoded bytes against Transformers' `load_image` and
+ * resized bytes against Pillow's `Image.resize` (SHA-256 digests and crops made by
+ * test/fixtures/perception/make_preprocess_reference.py) on the project's test images (renders and
+ * hard cases) and synthetic images, shrinking and enlarging, bilinear and bicubic; the same on the 16
+ * What'sUp sample photos as an optional check (they live beside the repository).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { loadImage } from '../../src/perception/image.js';
+import type { DecodeOptions } from '../../src/perception/types.js';
 import {
   IMAGENET_MEAN,
   IMAGENET_STD,
@@ -26,23 +30,40 @@ import {
 } from '../../src/perception/preprocess.js';
 import { resizePilRgb } from '../../src/perception/resize.js';
 import { GsrError } from '../../src/util/errors.js';
-import { FIXTURES, SAMPLE_ROOT } from './paths.js';
+import { describeShared } from '../helpers/shared.js';
+import { FIXTURES } from './paths.js';
 
 interface Case {
   model: string | null;
   width: number;
   height: number;
   filter: Resample;
-  sha256: string;
-  crop: { x: number; y: number; width: number; height: number; rgb_base64: string };
+  /** Absent where Pillow refused the size (`error` says why). */
+  sha256?: string;
+  crop?: { x: number; y: number; width: number; height: number; rgb_base64: string };
+  error?: string;
+}
+interface ImageRef {
+  file: string;
+  width: number;
+  height: number;
+  /** The bytes of Transformers' `load_image` (exif_transpose, convert('RGB')). */
+  decoded_sha256: string;
+  /**
+   * The port's named decoding options that change this image (docs/perception.md): each rule's bytes,
+   * and the bytes themselves (zlib, base64) where the port's colour engine is not the rule's.
+   */
+  options?: Array<{ decode: DecodeOptions; rule: string; sha256: string; rgb_zlib_base64?: string }>;
+  cases: Case[];
 }
 interface Reference {
   pillow: string;
-  photos: Array<{ file: string; width: number; height: number; decoded_sha256: string; cases: Case[] }>;
+  images: ImageRef[];
   synthetic: Array<{ kind: 'noise' | 'checker' | 'gradient'; width: number; height: number; input_sha256: string; cases: Case[] }>;
 }
 const ref = JSON.parse(readFileSync(join(FIXTURES, 'preprocess-reference.json'), 'utf8')) as Reference;
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const maxDifference = (a: Uint8Array, b: Uint8Array) => a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i]!)), 0);
 /** Bitwise equality of two float arrays (vitest's deep equality takes seconds on millions of values). */
 const sameFloats = (a: Float32Array, b: Float32Array) => Buffer.compare(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), new Uint8Array(b.buffer, b.byteOffset, b.byteLength)) === 0;
 
@@ -79,10 +100,10 @@ const grey = (v: number, c: number) => (v * IMAGENET_STD[c]! + IMAGENET_MEAN[c]!
 /** Resizes and compares with PIL: the crop first (to say where and by how much), then every byte. */
 function expectLikePil(src: Uint8Array, sw: number, sh: number, c: Case, what: string): Uint8Array {
   const out = resizePilRgb(src, sw, sh, c.width, c.height, c.filter);
-  const crop = Buffer.from(c.crop.rgb_base64, 'base64');
+  const crop = Buffer.from(c.crop!.rgb_base64, 'base64');
   let maxDiff = 0;
-  for (let y = 0, i = 0; y < c.crop.height; y++) {
-    for (let x = 0; x < c.crop.width * 3; x++, i++) maxDiff = Math.max(maxDiff, Math.abs(out[((c.crop.y + y) * c.width + c.crop.x) * 3 + x]! - crop[i]!));
+  for (let y = 0, i = 0; y < c.crop!.height; y++) {
+    for (let x = 0; x < c.crop!.width * 3; x++, i++) maxDiff = Math.max(maxDiff, Math.abs(out[((c.crop!.y + y) * c.width + c.crop!.x) * 3 + x]! - crop[i]!));
   }
   expect(maxDiff, `${what}: largest difference in the crop, grey levels`).toBe(0);
   expect(sha(out), `${what}: SHA-256 of the resized bytes`).toBe(c.sha256);
@@ -112,25 +133,52 @@ function synthetic(kind: 'noise' | 'checker' | 'gradient', w: number, h: number)
   return out;
 }
 
-describe(`PIL's Image.resize, byte for byte (reference: Pillow ${ref.pillow})`, () => {
-  it.each(ref.photos.map((p) => [p.file, p] as const))('%s: decoded and resized as PIL does', async (file, photo) => {
-    const image = await loadImage(join(SAMPLE_ROOT, file));
-    expect([image.width, image.height]).toEqual([photo.width, photo.height]);
-    expect(sha(image.data), 'decoded pixels').toBe(photo.decoded_sha256);
-    for (const c of photo.cases) {
-      const pixels = expectLikePil(image.data, image.width, image.height, c, `${file} -> ${c.width}x${c.height} ${c.filter}`);
-      if (!c.model) continue;
-      // The port's pre-processing is exactly this resize, from a file as from decoded pixels.
-      const m = MODELS[c.model]!;
-      expect(m.rule(image.height, image.width)).toEqual([c.height, c.width]);
-      for (const input of [join(SAMPLE_ROOT, file), image]) {
-        const p = await m.prepare(input);
-        expect(p.resized).toEqual([c.height, c.width]);
-        expect(p.original).toEqual([photo.height, photo.width]);
-        const padTo: Size | undefined = c.model === 'sam' ? [1024, 1024] : undefined;
-        expect(sameFloats(p.data, toChw(pixels, c.width, c.height, { mean: IMAGENET_MEAN, std: IMAGENET_STD, padTo })), `${c.model} tensor`).toBe(true);
-      }
+/** Decodes one reference image and checks it, and every resize of it, against PIL. */
+async function expectImageLikePil(path: string, entry: ImageRef): Promise<void> {
+  const image = await loadImage(path);
+  expect([image.width, image.height]).toEqual([entry.width, entry.height]);
+  expect(sha(image.data), 'decoded pixels').toBe(entry.decoded_sha256);
+  for (const o of entry.options ?? []) {
+    // A named option: its own rule, and not Transformers' bytes.
+    const decoded = (await loadImage(path, undefined, o.decode)).data;
+    const label = `decoded with ${JSON.stringify(o.decode)} (${o.rule})`;
+    if (o.rgb_zlib_base64 === undefined) {
+      expect(sha(decoded), label).toBe(o.sha256);
+    } else {
+      // ICC conversion: libvips' littleCMS and sRGB profile against Pillow's, one level apart at most,
+      // while the rule is more than one level away from Transformers' bytes.
+      const rule = inflateSync(Buffer.from(o.rgb_zlib_base64, 'base64'));
+      expect(sha(rule), 'the stored bytes of the rule').toBe(o.sha256);
+      expect(maxDifference(decoded, rule), label).toBeLessThanOrEqual(1);
+      expect(maxDifference(image.data, rule)).toBeGreaterThan(1);
     }
+    expect(sha(decoded)).not.toBe(entry.decoded_sha256);
+  }
+  for (const c of entry.cases) {
+    const m = c.model ? MODELS[c.model]! : undefined;
+    if (c.error !== undefined) {
+      // Pillow refuses the size; so does the port, with a one-line error.
+      expect(() => resizePilRgb(image.data, image.width, image.height, c.width, c.height, c.filter)).toThrow(GsrError);
+      if (m) await expect(m.prepare(image)).rejects.toThrow(GsrError);
+      continue;
+    }
+    const pixels = expectLikePil(image.data, image.width, image.height, c, `${entry.file} -> ${c.width}x${c.height} ${c.filter}`);
+    if (!m) continue;
+    // The port's pre-processing is exactly this resize, from a file as from decoded pixels.
+    expect(m.rule(image.height, image.width)).toEqual([c.height, c.width]);
+    for (const input of [path, image]) {
+      const p = await m.prepare(input);
+      expect(p.resized).toEqual([c.height, c.width]);
+      expect(p.original).toEqual([entry.height, entry.width]);
+      const padTo: Size | undefined = c.model === 'sam' ? [1024, 1024] : undefined;
+      expect(sameFloats(p.data, toChw(pixels, c.width, c.height, { mean: IMAGENET_MEAN, std: IMAGENET_STD, padTo })), `${c.model} tensor`).toBe(true);
+    }
+  }
+}
+
+describe(`PIL's Image.resize, byte for byte (reference: Pillow ${ref.pillow})`, () => {
+  it.each(ref.images.map((p) => [p.file, p] as const))('%s: decoded and resized as PIL does', async (file, entry) => {
+    await expectImageLikePil(join(FIXTURES, file), entry);
   });
 
   it.each(ref.synthetic.map((s) => [`${s.kind} ${s.width}x${s.height}`, s] as const))('synthetic %s', (_, s) => {
@@ -139,13 +187,22 @@ describe(`PIL's Image.resize, byte for byte (reference: Pillow ${ref.pillow})`, 
     for (const c of s.cases) expectLikePil(src, s.width, s.height, c, `${s.kind} -> ${c.width}x${c.height} ${c.filter}`);
   });
 
-  it('covers shrinking and enlarging with both filters, and every model size', () => {
-    const all = [...ref.photos.flatMap((p) => p.cases.map((c) => ({ c, w: p.width, h: p.height }))), ...ref.synthetic.flatMap((s) => s.cases.map((c) => ({ c, w: s.width, h: s.height })))];
+  it('covers shrinking and enlarging with both filters, every model size, and the hard cases', () => {
+    const all = [...ref.images.flatMap((p) => p.cases.map((c) => ({ c, w: p.width, h: p.height }))), ...ref.synthetic.flatMap((s) => s.cases.map((c) => ({ c, w: s.width, h: s.height })))];
     for (const filter of ['bilinear', 'bicubic']) {
       expect(all.some(({ c, w, h }) => c.filter === filter && c.width < w && c.height < h)).toBe(true);
       expect(all.some(({ c, w, h }) => c.filter === filter && c.width > w && c.height > h)).toBe(true);
     }
     expect(new Set(all.map(({ c }) => c.model).filter(Boolean))).toEqual(new Set(Object.keys(MODELS)));
+    const files = ref.images.map((i) => i.file);
+    for (const k of [1, 2, 3, 4, 5, 6, 7, 8]) expect(files).toContain(`images/exif-${k}.jpg`);
+    for (const f of ['odd-1x1.png', 'odd-3x517.png', 'render-1127x843.jpg', 'grey-L.png', 'grey-LA.png', 'grey-16bit.png', 'grey-16bit-trns.png', 'grey-LA-16bit.png', 'rgba.png', 'rgb-16bit.png', 'palette.png', 'palette-trns.png', 'icc-wide.jpg', 'icc-p3.png', 'icc-grey.png', 'icc-cmyk.jpg']) {
+      expect(files).toContain(`images/${f}`);
+    }
+    // Every named decoding option is checked against its rule.
+    const options = ref.images.flatMap((i) => i.options ?? []).map((o) => JSON.stringify(o.decode));
+    expect(new Set(options)).toEqual(new Set([JSON.stringify({ alpha: 'white' }), JSON.stringify({ grey16: 'high-byte' }), JSON.stringify({ icc: 'convert' })]));
+    expect(files).toContain('cmyk/cmyk-no-icc.jpg');
   });
 
   it('rejects sizes that do not fit the data', () => {
@@ -159,9 +216,17 @@ describe(`PIL's Image.resize, byte for byte (reference: Pillow ${ref.pillow})`, 
   });
 });
 
+describeShared("PIL's Image.resize on the What'sUp sample photos", ['whatsupSample'], ({ whatsupSample }) => {
+  // Our own figures, made by make_preprocess_reference.py --photos from the photos beside the repository.
+  const photos = JSON.parse(readFileSync(join(FIXTURES, 'preprocess-reference.whatsup-sample.json'), 'utf8')) as { photos: ImageRef[] };
+  it.each(photos.photos.map((p) => [p.file, p] as const))('%s: decoded and resized as PIL does', async (file, entry) => {
+    await expectImageLikePil(join(whatsupSample, 'data', file), entry);
+  });
+});
+
 describe('SAM padding', () => {
   it('zero-pads (after normalisation) below the resized image', async () => {
-    const p = await prepareSam(join(SAMPLE_ROOT, 'controlled_clevr/mug_left_of_plate.jpeg'));
+    const p = await prepareSam(join(FIXTURES, 'images/render-1127x843.jpg'));
     const [h] = p.resized;
     const plane = 1024 * 1024;
     for (let c = 0; c < 3; c++) {

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cudaProviderInstalled, openSession, releaseSession } from '../../src/perception/runtime.js';
 import { GsrError } from '../../src/util/errors.js';
-import { FASTESTDET_ONNX } from './paths.js';
+import { FASTESTDET_TINY } from './paths.js';
 
 afterEach(() => vi.restoreAllMocks());
 
 describe('onnxruntime sessions', () => {
   it('reuses one session per model file and releases it after the last user', async () => {
-    const a = await openSession(FASTESTDET_ONNX, { device: 'cpu', threads: 1 });
-    const b = await openSession(FASTESTDET_ONNX, { device: 'cpu', threads: 1 });
+    const a = await openSession(FASTESTDET_TINY, { device: 'cpu', threads: 1 });
+    const b = await openSession(FASTESTDET_TINY, { device: 'cpu', threads: 1 });
     expect(b.session).toBe(a.session);
     expect(a.device).toBe('cpu');
     const release = vi.spyOn(a.session, 'release');
@@ -16,7 +16,7 @@ describe('onnxruntime sessions', () => {
     expect(release).not.toHaveBeenCalled();
     await releaseSession(b);
     expect(release).toHaveBeenCalledTimes(1);
-    const c = await openSession(FASTESTDET_ONNX, { device: 'cpu', threads: 1 });
+    const c = await openSession(FASTESTDET_TINY, { device: 'cpu', threads: 1 });
     expect(c.session).not.toBe(a.session);
     await releaseSession(c);
   });
@@ -27,12 +27,12 @@ describe('onnxruntime sessions', () => {
 
   it.skipIf(cudaProviderInstalled())('without the CUDA provider: auto falls back to CPU with one notice, cuda is an error', async () => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    const auto = await openSession(FASTESTDET_ONNX, { device: 'auto' });
+    const auto = await openSession(FASTESTDET_TINY, { device: 'auto' });
     expect(auto.device).toBe('cpu');
     await releaseSession(auto);
     const notices = stderr.mock.calls.map((c) => String(c[0])).filter((s) => s.includes('CUDA'));
     expect(notices.length).toBeLessThanOrEqual(1);
-    const err = await openSession(FASTESTDET_ONNX, { device: 'cuda' }).catch((e: unknown) => e);
+    const err = await openSession(FASTESTDET_TINY, { device: 'cuda' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GsrError);
     expect((err as Error).message).toMatch(/^--device cuda: the CUDA execution provider is not available .*ONNXRUNTIME_NODE_INSTALL=cuda12/);
   });

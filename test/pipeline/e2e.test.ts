@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FASTESTDET_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { FIXTURE_ANNOTATOR, writeFixtureModels } from '../helpers/annotator-fixtures.js';
+import { MODELS_DIR, REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { whatsupLayoutSample } from '../helpers/samples.js';
+import { itShared } from '../helpers/shared.js';
 import { pipelineStatus, runPipeline } from '../../src/pipeline/index.js';
 
 /** Runs the CLI from source without blocking this process (the fake endpoint lives here). */
@@ -193,19 +196,17 @@ describe('gsr pipeline run: bad pipelines fail with one line and write nothing',
   });
 });
 
-describe('gsr pipeline run on real photos with a real detector', () => {
-  it('imports the What\'sUp sample, annotates it with FastestDet and scores the baselines', async () => {
-    const out = join(work, 'out-whatsup');
-    const file = pipelineFile('whatsup', `name: whatsup-sample
+/** A pipeline that imports a What'sUp-layout folder and annotates it with `detector` from `models`. */
+const WHATSUP = (out: string, root: string, detector: string, models: string) => `name: whatsup-layout
 out: ${out}
 dataset:
   whatsup:
-    root: ${WHATSUP_SAMPLE_ROOT}
+    root: ${root}
 annotations:
   source: models
   models:
-    detector: fastestdet
-    models_dir: ${join(FASTESTDET_DIR, '..')}
+    detector: ${detector}
+    models_dir: ${models}
     device: cpu
 prompts:
   tasks: [tg, mc, grounding]
@@ -216,15 +217,27 @@ models:
     kind: random
   - name: always-first
     kind: always-first
-`);
+`;
+
+describe("gsr pipeline run on a What'sUp-layout folder with a detector", () => {
+  let root = '';
+  const models = join(work, 'models');
+  beforeAll(async () => {
+    root = await whatsupLayoutSample();
+    writeFixtureModels(models);
+  });
+
+  it('imports the folder, annotates it with the detector and scores the baselines', async () => {
+    const out = join(work, 'out-whatsup');
+    const file = pipelineFile('whatsup', WHATSUP(out, root, FIXTURE_ANNOTATOR.detector, models));
     const result = await runPipeline(file, { log: () => {} });
     expect(result.stages.every((s) => s.status === 'ran')).toBe(true);
-    expect(result.perception).toBe('auto-annotator: fastestdet on cpu');
+    expect(result.perception).toBe(`auto-annotator: ${FIXTURE_ANNOTATOR.detector} on cpu`);
     const coco = JSON.parse(readFileSync(join(out, 'annotate', 'annotations.json'), 'utf8'));
     expect(coco.info.source).toBe('auto');
-    expect(coco.images).toHaveLength(16);
-    // Objects FastestDet cannot name (e.g. "plate") leave the geometric baseline unable to answer:
-    // those prompts fail (scored wrong), they are never guessed.
+    expect(coco.images).toHaveLength(30);
+    // The fixture detector gives one box per query: where both nouns are unknown to it, the object gets
+    // none, so the geometric baseline cannot answer those prompts (scored wrong, never guessed).
     const geo = result.rows.find((r) => r.model === 'geometric')!;
     expect(geo.failed).toBeGreaterThan(0);
     expect(geo.g_score).toBe(1);
@@ -233,8 +246,7 @@ models:
 
   it('an interrupted annotation resumes from its journal', async () => {
     const out = join(work, 'out-whatsup-interrupt');
-    const text = readFileSync(join(work, 'whatsup.yaml'), 'utf8').replace(/^out: .*$/m, `out: ${out}`);
-    const file = pipelineFile('whatsup-interrupt', text);
+    const file = pipelineFile('whatsup-interrupt', WHATSUP(out, root, FIXTURE_ANNOTATOR.detector, models));
     const controller = new AbortController();
     const lines: string[] = [];
     const log = (l: string) => {
@@ -248,12 +260,26 @@ models:
     const result = await runPipeline(file, { log: (l) => lines.push(l) });
     expect(lines).toContain('gsr: [2/7] annotate: resuming an interrupted run');
     expect(result.stages.every((s) => s.status === (s.name === 'dataset' ? 'skipped' : 'ran'))).toBe(true);
+    expect(JSON.parse(readFileSync(join(out, 'annotate', 'annotations.json'), 'utf8')).images).toHaveLength(30);
+  }, 120_000);
+
+  itShared('the 16 real photos with the real FastestDet', ['whatsupSample', 'fastestdet'], async () => {
+    const out = join(work, 'out-real');
+    const result = await runPipeline(pipelineFile('real', WHATSUP(out, WHATSUP_SAMPLE_ROOT, 'fastestdet', MODELS_DIR)), { log: () => {} });
+    expect(result.stages.every((s) => s.status === 'ran')).toBe(true);
+    expect(result.perception).toBe('auto-annotator: fastestdet on cpu');
     expect(JSON.parse(readFileSync(join(out, 'annotate', 'annotations.json'), 'utf8')).images).toHaveLength(16);
+    // Objects FastestDet cannot name (e.g. "plate") leave the geometric baseline unable to answer.
+    const geo = result.rows.find((r) => r.model === 'geometric')!;
+    expect(geo.failed).toBeGreaterThan(0);
+    expect(geo.g_score).toBe(1);
   }, 120_000);
 });
 
 describe('synthetic data with an installed detector', () => {
   it('keeps the exact truth and reports the auto-annotator\'s quality against it', async () => {
+    const models = join(work, 'models-compare');
+    writeFixtureModels(models);
     const out = join(work, 'out-compare');
     const file = pipelineFile('compare', `name: compare
 out: ${out}
@@ -262,12 +288,12 @@ dataset:
 annotations:
   source: exact
   compare_limit: 4
-  models: { detector: fastestdet, models_dir: ${join(FASTESTDET_DIR, '..')}, device: cpu }
+  models: { detector: ${FIXTURE_ANNOTATOR.detector}, models_dir: ${models}, device: cpu }
 stop_after: annotate
 `);
     const result = await runPipeline(file, { log: () => {} });
     expect(result.stages.map((s) => s.name)).toEqual(['dataset', 'annotate']);
-    expect(result.perception).toMatch(/^exact synthetic ground truth; auto-annotator \(fastestdet\) on 4 scenes: box recall@0\.5 (\d+\.\d%|n\/a) against it$/);
+    expect(result.perception).toMatch(new RegExp(`^exact synthetic ground truth; auto-annotator \\(${FIXTURE_ANNOTATOR.detector}\\) on 4 scenes: box recall@0\\.5 (\\d+\\.\\d%|n/a) against it$`));
     const quality = JSON.parse(readFileSync(join(out, 'annotate', 'quality.json'), 'utf8'));
     expect(quality.images.truth).toBe(4);
     expect(JSON.parse(readFileSync(join(out, 'annotate', 'annotations.json'), 'utf8')).info.source).toBe('exact-synthetic');

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePipeline } from '../../src/formats/pipeline-file.js';
+import { ALPHA_RULES, GREY16_RULES, ICC_RULES } from '../../src/perception/types.js';
+import { annotatorModels } from '../../src/pipeline/stages/annotate.js';
 
 const BASE = `name: t
 out: out/t
@@ -18,6 +20,19 @@ describe('pipeline file', () => {
     expect(p.config.prompts.tasks).toEqual(['tg', 'mc', 'grounding', 'dap']);
     expect(p.config.models[0].concurrency).toBe(4);
     expect(p.config.annotations.source).toBe('auto');
+  });
+
+  it('annotations.models takes the decoding rules of gsr annotate; absent, the stage settings do not name them', () => {
+    const withRules = (alpha: string, grey16: string, icc: string) =>
+      `${BASE}annotations:\n  models:\n    decode_alpha: ${alpha}\n    decode_grey16: ${grey16}\n    decode_icc: ${icc}\n`;
+    for (const [alpha, grey16, icc] of ALPHA_RULES.map((a, i) => [a, GREY16_RULES[i]!, ICC_RULES[i]!])) {
+      expect(annotatorModels(parsePipeline(withRules(alpha!, grey16!, icc!), 'p.yaml', {}).config).decode).toStrictEqual({ alpha, grey16, icc });
+    }
+    expect(() => parsePipeline(withRules('black', 'clip', 'ignore'), 'p.yaml', {})).toThrow(/annotations\.models\.decode_alpha/);
+    expect(() => parsePipeline(withRules('drop', 'low-byte', 'ignore'), 'p.yaml', {})).toThrow(/annotations\.models\.decode_grey16/);
+    expect(() => parsePipeline(withRules('drop', 'clip', 'assign'), 'p.yaml', {})).toThrow(/annotations\.models\.decode_icc/);
+    expect(annotatorModels(parsePipeline(`${BASE}annotations:\n  models:\n    decode_icc: convert\n`, 'p.yaml', {}).config).decode).toEqual({ icc: 'convert' });
+    expect(annotatorModels(parsePipeline(BASE, 'p.yaml', {}).config)).not.toHaveProperty('decode');
   });
 
   it('names the line and the key of an unknown key', () => {
@@ -90,6 +105,14 @@ describe('pipeline file', () => {
   it('rejects two models with one name', () => {
     const text = `${BASE}  - name: geometric\n    kind: random\n`;
     expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/used twice/);
+  });
+
+  it('takes a model id as a name, and refuses two names that would share one folder', () => {
+    const id = parsePipeline(`${BASE}  - name: Qwen/Qwen2.5-VL-7B-Instruct\n    kind: random\n`, 'p.yaml', {});
+    expect(id.config.models[1].name).toBe('Qwen/Qwen2.5-VL-7B-Instruct');
+    const clash = `${BASE}  - name: a/b\n    kind: random\n  - name: a_b\n    kind: random\n`;
+    expect(() => parsePipeline(clash, 'p.yaml', {})).toThrow(/^p\.yaml: models: "a\/b" and "a_b" would share the folder "a_b"; rename one$/);
+    expect(() => parsePipeline(`${BASE}  - name: ../up\n    kind: random\n`, 'p.yaml', {})).toThrow(/models\[1\]\.name/);
   });
 
   it('an alias bomb is refused with a one-line error naming the file', () => {

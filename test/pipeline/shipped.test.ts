@@ -2,12 +2,17 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listManifests } from '../../src/perception/index.js';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildStages, preflight } from '../../src/pipeline/index.js';
-import { loadPipeline } from '../../src/formats/index.js';
-import { REPO_ROOT, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
+import { loadPipeline, modelFolder } from '../../src/formats/index.js';
+import { boxFormatOf } from '../../src/pipeline/stages/score.js';
+import { REPO_ROOT } from '../helpers/cli.js';
+import { whatsupLayoutSample } from '../helpers/samples.js';
 
-const env = { WHATSUP_ROOT: WHATSUP_SAMPLE_ROOT, GSR_MANIFEST: join(REPO_ROOT, 'package.json') };
+const env: NodeJS.ProcessEnv = { GSR_MANIFEST: join(REPO_ROOT, 'package.json') };
+beforeAll(async () => {
+  env.WHATSUP_ROOT = await whatsupLayoutSample();
+});
 
 describe('shipped pipelines', () => {
   const all = readdirSync(join(REPO_ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml'));
@@ -18,7 +23,7 @@ describe('shipped pipelines', () => {
 
   it("are the four What'sUp pipelines and the benchmark ones", () => {
     expect(files.sort()).toEqual(['annotate-new-images.yaml', 'dap-ablation.yaml', 'demo.yaml', 'gsr-bench.yaml']);
-    expect(all.filter(isBench)).toEqual(expect.arrayContaining(['vsp.yaml', 'snorkel-spatial.yaml', 'svat.yaml']));
+    expect(all.filter(isBench)).toEqual(expect.arrayContaining(['vsp.yaml', 'vsp-published.yaml', 'snorkel-spatial.yaml', 'svat.yaml']));
   });
 
   it.each(files)('%s validates and passes the pre-run checks', async (f) => {
@@ -50,6 +55,21 @@ describe('shipped pipelines', () => {
     const loaded = await loadPipeline(join(REPO_ROOT, 'pipelines', 'demo.yaml'), { GSR_BASE_URL: 'http://localhost:8000/v1', GSR_MODEL: 'some-vlm' });
     expect(loaded.config.models.find((m) => m.kind === 'openai')).toMatchObject({ base_url: 'http://localhost:8000/v1', model: 'some-vlm' });
     expect(loaded.config.models.find((m) => m.kind === 'openai')!.api_key_env).toBeUndefined();
+  });
+
+  it("demo.yaml names the endpoint's row and folders by the model id and reads boxes in its family's format", async () => {
+    const load = (env: NodeJS.ProcessEnv) => loadPipeline(join(REPO_ROOT, 'pipelines', 'demo.yaml'), { GSR_BASE_URL: 'http://localhost:8000/v1', ...env });
+    const qwen = (await load({ GSR_MODEL: 'Qwen/Qwen2.5-VL-7B-Instruct' })).config.models.find((m) => m.kind === 'openai')!;
+    expect(qwen.name).toBe('Qwen/Qwen2.5-VL-7B-Instruct');
+    expect(modelFolder(qwen.name)).toBe('Qwen_Qwen2.5-VL-7B-Instruct');
+    // The file's `auto` never overrides the family the model id names.
+    expect(boxFormatOf(qwen)).toEqual({ format: 'qwen2.5-vl', source: 'family' });
+    const other = (await load({ GSR_MODEL: 'llava:13b' })).config.models.find((m) => m.kind === 'openai')!;
+    expect([other.name, modelFolder(other.name)]).toEqual(['llava:13b', 'llava_13b']);
+    const unknown = (await load({ GSR_MODEL: 'my-vlm' })).config.models.find((m) => m.kind === 'openai')!;
+    expect(boxFormatOf(unknown)).toEqual({ format: 'auto', source: 'auto' });
+    const declared = (await load({ GSR_MODEL: 'my-vlm', GSR_BOX_FORMAT: 'qwen3-vl' })).config.models.find((m) => m.kind === 'openai')!;
+    expect(boxFormatOf(declared)).toEqual({ format: 'qwen3-vl', source: 'declared' });
   });
 
   it('annotate-new-images.yaml stops after annotation', async () => {

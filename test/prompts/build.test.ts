@@ -43,7 +43,7 @@ describe('MC and TG prompts', () => {
   it('MC: two-caption items get A-B only', () => {
     const prompts = buildItemPrompts(twoOptions, 'mc', ctx);
     expect(prompts).toHaveLength(2);
-    expect(prompts[0].text).toContain('A. A dog to the right of a bench\nB. A dog to the left of a bench');
+    expect(prompts[0].text).toContain('A. A can to the right of a bench\nB. A can to the left of a bench');
     expect(prompts[0].text).not.toMatch(/^C\./m);
     expect(prompts.map((p) => p.expected)).toEqual(['A', 'B']);
   });

@@ -1,17 +1,24 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildPromptFile, indexDepth, depthHint, DEFAULT_TEMPLATES } from '../../src/prompts/index.js';
 import { sha256File } from '../../src/util/hash.js';
 import type { PromptRecord } from '../../src/formats/index.js';
-import { runCli, WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
-import { depthAnnotations, sampleItems, tempDir, writeManifest } from './fixtures.js';
+import { runCli } from '../helpers/cli.js';
+import { whatsupLayoutSample } from '../helpers/samples.js';
+import { depthAnnotations, sampleItems as itemsIn, tempDir, writeManifest } from './fixtures.js';
+
+let root = '';
+beforeAll(async () => {
+  root = await whatsupLayoutSample();
+});
+const sampleItems = () => itemsIn(root);
 
 function readPrompts(path: string): PromptRecord[] {
   return readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as PromptRecord);
 }
 
-describe('buildPromptFile on real What\'sUp images', () => {
+describe("buildPromptFile on What'sUp-layout images", () => {
   it('writes one MC prompt per rotation with absolute image paths and content-hash keys', async () => {
     const dir = tempDir();
     const manifest = writeManifest(dir, sampleItems());
@@ -20,7 +27,7 @@ describe('buildPromptFile on real What\'sUp images', () => {
     expect(r).toMatchObject({ items: 7, prompts: 4 * 5 + 2 + 2, skipped: [] });
     const prompts = readPrompts(out);
     expect(prompts).toHaveLength(24);
-    expect(prompts[0].image).toBe(join(WHATSUP_SAMPLE_ROOT, 'controlled_images/mug_on_table.jpeg'));
+    expect(prompts[0].image).toBe(join(root, 'controlled_images/mug_on_table.jpeg'));
     expect(new Set(prompts.map((p) => p.key)).size).toBe(24);
     // Same bytes under another root: same keys.
     const copyRoot = join(dir, 'copy');
@@ -57,7 +64,10 @@ describe('buildPromptFile on real What\'sUp images', () => {
 });
 
 describe('DAP prompts', () => {
-  const items = sampleItems();
+  let items: ReturnType<typeof sampleItems> = [];
+  beforeAll(() => {
+    items = sampleItems();
+  });
 
   it('add a hint with both depths, the unit and the direction, to MC (default) or TG', async () => {
     const dir = tempDir();

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ManifestItem } from '../../src/formats/manifest.js';
 import type { AnnotationInfo, CocoFile } from '../../src/formats/coco.js';
-import { WHATSUP_SAMPLE_ROOT } from '../helpers/cli.js';
 
-/** A few real What'sUp items (images in data/whatsup-sample) as manifest records. */
-export function sampleItems(): ManifestItem[] {
-  const root = WHATSUP_SAMPLE_ROOT;
+/**
+ * A few What'sUp-shaped items as manifest records, named as in the project's What'sUp-layout sample
+ * (test/helpers/samples.ts), whose data folder `root` holds their images.
+ */
+export function sampleItems(root = '/data/whatsup'): ManifestItem[] {
   const four = ['on', 'under', 'left', 'right'] as const;
   const caption = (s: string, r: string, o: string) =>
     r === 'on' ? `A ${s} on a ${o}` : r === 'under' ? `A ${s} under a ${o}` : `A ${s} to the ${r} of a ${o}`;
@@ -26,8 +27,8 @@ export function sampleItems(): ManifestItem[] {
     id: 'whatsup-b-mug-behind', split: 'whatsup-b', image: 'controlled_clevr/mug_behind_plate.jpeg', root, subject: 'mug', object: 'plate', relation: 'behind',
     options: ['A mug behind a plate', 'A mug in front of a plate', 'A mug to the left of a plate', 'A mug to the right of a plate'], answer: 0,
   });
-  items.push({ id: 'coco-two-2', split: 'coco-two', image: 'val2017/000000000002.jpg', root, subject: 'dog', object: 'bench', relation: 'right', options: ['A dog to the right of a bench', 'A dog to the left of a bench'], answer: 0 });
-  items.push({ id: 'coco-one-1', split: 'coco-one', image: 'val2017/000000000001.jpg', root, subject: 'dog', object: null, relation: 'left', options: ['A dog on the left', 'A dog on the right'], answer: 0 });
+  items.push({ id: 'coco-two-2', split: 'coco-two', image: 'val2017/000000000002.jpg', root, subject: 'can', object: 'bench', relation: 'right', options: ['A can to the right of a bench', 'A can to the left of a bench'], answer: 0 });
+  items.push({ id: 'coco-one-1', split: 'coco-one', image: 'val2017/000000000001.jpg', root, subject: 'vase', object: null, relation: 'left', options: ['A vase on the left', 'A vase on the right'], answer: 0 });
   return items;
 }
 

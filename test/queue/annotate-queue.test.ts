@@ -45,14 +45,15 @@ describe.skipIf(skip !== null)('annotation on the job queue', () => {
     await synthesizeDataset({ out: join(dir, 'syn'), count: IMAGES, seed: 3, width: 160, height: 120, format: 'png' });
     const manifest = join(dir, 'syn', 'manifest.jsonl');
     const local = join(dir, 'local');
-    // --flush-denormals travels in the run's spec to every worker: the info compared below records it.
-    await annotate({ targets: await targetsFromManifest(manifest), outDir: local, ...FIXTURE_ANNOTATOR, modelsDir: models, device: 'cpu', session: { denormalAsZero: true } });
+    // --flush-denormals and the decoding rules travel in the run's spec to every worker: the info compared below records them.
+    const decode = { alpha: 'white', grey16: 'high-byte', icc: 'convert' } as const;
+    await annotate({ targets: await targetsFromManifest(manifest), outDir: local, ...FIXTURE_ANNOTATOR, modelsDir: models, device: 'cpu', session: { denormalAsZero: true }, decode });
 
     const out = join(dir, 'queued');
     const workerArgs = ['worker', 'annotate', '--queue', redis.url, '--models-dir', models, '--device', 'cpu', '--lock-ms', '2000'];
     const workers: Proc[] = [gsr(workerArgs), gsr(workerArgs)];
     const submitArgs = ['annotate', 'run', '--manifest', manifest, '--out', out, '--detector', FIXTURE_ANNOTATOR.detector, '--segmenter', FIXTURE_ANNOTATOR.segmenter,
-      '--depth', FIXTURE_ANNOTATOR.depth, '--models-dir', models, '--flush-denormals', '--queue', redis.url, '--shard-size', '4', '--json'];
+      '--depth', FIXTURE_ANNOTATOR.depth, '--models-dir', models, '--flush-denormals', '--decode-alpha', decode.alpha, '--decode-grey16', decode.grey16, '--decode-icc', decode.icc, '--queue', redis.url, '--shard-size', '4', '--json'];
     let submitter = gsr(submitArgs);
 
     // A worker dies at a random point early on and comes back.

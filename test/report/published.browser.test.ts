@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -50,7 +50,16 @@ describe('published beside measured', () => {
       const page = await browser.newPage();
       await page.goto(`file://${out}`);
       await expect(page.locator('#sec-published h2').textContent()).resolves.toContain('Published beside measured');
-      expect(await page.locator('#sec-published h3').count()).toBe(7);
+      // Seven matched tables, then What'sUp's Subsets A and B among What'sUp's own models.
+      expect(await page.locator('#sec-published h3').count()).toBe(9);
+      expect(await page.locator('#sec-published table.whatsup').count()).toBe(2);
+      for (const d of dirs) {
+        const summary = JSON.parse(readFileSync(join(d, 'reasoning.json'), 'utf8')) as { model: string; whatsup: Record<string, { individual: number }> };
+        const ours = page.locator(`[data-testid="wupub:whatsup-a:${summary.model}"]`);
+        expect(await ours.isVisible()).toBe(true);
+        expect(Number(await ours.getAttribute('data-value'))).toBeCloseTo(100 * summary.whatsup['whatsup-a'].individual, 10);
+      }
+      expect(await page.locator('#sec-whatsup table#whatsup tbody tr').count()).toBe(2 * dirs.length);
       const total = page.locator('[data-testid="pub:Table 1:LLaVA-1.5-Vicuna-7B:total_average"]');
       expect(await total.isVisible()).toBe(true);
       expect(await total.getAttribute('data-published')).toBe('61.3');

@@ -1,7 +1,19 @@
 import { join } from 'node:path';
 import { readFileSync, writeFileSync, appendFileSync, mkdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadAllResults, loadModelResults, buildReasoningTable, buildGroundingTable, buildDapTable, buildSplitBreakdown, positionBiasRows } from '../../src/analysis/index.js';
+import {
+  loadAllResults,
+  loadModelResults,
+  buildReasoningTable,
+  buildGroundingTable,
+  buildDapTable,
+  buildSplitBreakdown,
+  positionBiasRows,
+  binomialTest,
+  bootstrapMean,
+  type ItemOutcome,
+  type ModelResults,
+} from '../../src/analysis/index.js';
 import { orderSplits } from '../../src/formats/manifest.js';
 import { escapeHtml } from '../../src/report/index.js';
 import { EXAMPLE_RESULTS, MODELS, exampleWorkspace, readJsonl } from './helpers.js';
@@ -76,6 +88,30 @@ describe('report tables', () => {
     expect(buildReasoningTable(all, stat).rows[0].cells['whatsup-a'].circular.ci).toEqual(cell.ci);
   });
 
+  it('VanillaEval is pooled over prompts and so is its interval, on a split mixing 2 and 4 options', () => {
+    // always-first: one rotation of each item right; 20 items of 2 options, 40 of 4.
+    const items: ItemOutcome[] = Array.from({ length: 60 }, (_, i) => {
+      const k = i < 20 ? 2 : 4;
+      return { item: `i${i}`, split: 'mixed', relation: 'on', rotations: k, right: 1, options: k, circular: false, vanilla: 1 / k, first: true, unparsed: false };
+    });
+    const pooled = 60 / 200;
+    const model: ModelResults = {
+      model: 'always-first', dir: '/x', grounding: null, groundingOutcomes: null, warnings: [],
+      reasoning: [{ variant: '', items, summary: { model: 'always-first', splits: { mixed: { n: 60, circular: 0, vanilla: pooled } }, total_average: { circular: 0, vanilla: pooled } } }],
+    };
+    const t = buildReasoningTable([model], { seed: 0, resamples: 2000 });
+    for (const c of [t.rows[0].cells.mixed.vanilla, t.rows[0].total.vanilla]) {
+      expect(c.value).toBe(pooled);
+      expect(c.ci!.estimate).toBeCloseTo(pooled, 15);
+      expect(c.ci!.low).toBeLessThanOrEqual(pooled);
+      expect(c.ci!.high).toBeGreaterThanOrEqual(pooled);
+    }
+    // The mean of item shares (1/3 here) is a different estimator, whose interval misses the point.
+    expect(bootstrapMean(items.map((i) => i.vanilla), { seed: 0 }).low).toBeGreaterThan(pooled);
+    // CircularEval against chance: 0 of 60 items passed, p = 1.
+    expect(buildSplitBreakdown([model])[0]).toMatchObject({ circular_correct: 0, chance_expected: 20, chance_p: 1, options: { min: 2, max: 4 } });
+  });
+
   it('Table 2 covers models with grounding only, CIs from hits', async () => {
     const all = await loadAllResults(dirs);
     const t = buildGroundingTable(all, stat);
@@ -111,14 +147,17 @@ describe('report tables', () => {
     expect(row.with).toBe([...withDap.values()].filter(Boolean).length / withDap.size);
   });
 
-  it('per-split rows test VanillaEval against chance and position bias sums to 1', async () => {
+  it('per-split rows test CircularEval against each item\'s chance and position bias sums to 1', async () => {
     const all = await loadAllResults(dirs);
     const rows = buildSplitBreakdown(all);
     const alphaA = rows.find((r) => r.model === 'model-alpha' && r.split === 'whatsup-a')!;
-    expect(alphaA.options).toBe(4);
-    // 8 of 8 right on the first pass at chance 1/4: P(X >= 8) = (1/4)^8
-    expect(alphaA.first_correct).toBe(8);
-    expect(alphaA.chance_p).toBeCloseTo(0.25 ** 8, 14);
+    expect(alphaA.options).toEqual({ min: 4, max: 4 });
+    const items = all[0].reasoning[0].items!.filter((i) => i.split === 'whatsup-a');
+    const passed = items.filter((i) => i.circular).length;
+    expect(alphaA.circular_correct).toBe(passed);
+    // Every item has 4 options: H0 is Bin(8, 1/4), 2 passes expected.
+    expect(alphaA.chance_expected).toBeCloseTo(2, 12);
+    expect(alphaA.chance_p).toBeCloseTo(binomialTest(passed, 8, 0.25).p_greater, 12);
     const bias = positionBiasRows(all).filter((r) => r.series === 'model-alpha');
     expect(bias.map((r) => r.category)).toEqual(['A', 'B', 'C', 'D']);
     expect(bias.reduce((s, r) => s + r.value, 0)).toBeCloseTo(1, 12);

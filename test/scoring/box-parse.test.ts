@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BOX_FORMATS, boxFormatForModel, guessBoxFormat, parseBox, qwenSmartResize, type ParseBoxOptions, type ParseBoxResult } from '../../src/scoring/index.js';
+import { BOX_FORMATS, boxFormatForModel, guessBoxFormat, parseBox, qwenSmartResize, resolveBoxFormat, type ParseBoxOptions, type ParseBoxResult } from '../../src/scoring/index.js';
 
 const W = 640;
 const H = 480;
@@ -115,6 +115,9 @@ describe('parseBox: auto guesses by written rules and says so', () => {
     ['{"box_2d": [200, 100, 800, 500]}', 'gemini'],
     ['[[100, 200, 500, 800]]', 'cogvlm'],
     ['[0.1, 0.2, 0.5, 0.8]', 'llava'],
+    ['{0, 0.25, 1, 0.75}', 'llava'],
+    ['The mug is at [64, 96, 320, 384].', 'pixels'],
+    ['(64.5, 96, 320, 384)', 'pixels'],
   ];
   for (const [text, format] of cases) {
     it(`${format}`, () => {
@@ -127,9 +130,19 @@ describe('parseBox: auto guesses by written rules and says so', () => {
     const r = parseBox('{"bbox_2d": [100, 200, 500, 800]}', opts('auto'));
     expect(r.ok ? r.format : r.reason).toBe('ambiguous');
   });
+  it('plain lists: every value in 0..1 reads as fractions of the image, a value above 1 as pixels', () => {
+    expectBox(parseBox('[0.1, 0.2, 0.5, 0.8]', opts('auto')), GRID);
+    expectBox(parseBox('Box: [64, 96, 320, 384]', opts('auto')), GRID);
+    // Beyond the image is clipped, and says so.
+    const r = parseBox('[64, 96, 700, 384]', opts('auto'));
+    expect(r.ok && r.fixes).toEqual(['clipped']);
+    // Only the first list is read: a later one never competes with it.
+    expectBox(parseBox('[0.1, 0.2, 0.5, 0.8] or maybe [64, 96, 320, 384]', opts('auto')), GRID);
+  });
   it('no rule: no-box', () => {
     expect(guessBoxFormat('The mug is on the left.')).toBeNull();
-    const r = parseBox('[100, 200, 500, 800]', opts('auto'));
+    expect(guessBoxFormat('[1, 2, 3]')).toBeNull();
+    const r = parseBox('The mug is on the left, about 100 px wide.', opts('auto'));
     expect(r.ok ? r.format : r.reason).toBe('no-box');
   });
 });
@@ -185,5 +198,12 @@ describe('Qwen smart_resize and model-name formats', () => {
     expect(boxFormatForModel('llava-v1.5-13b')).toBe('llava');
     expect(boxFormatForModel('gemini-1.5-pro')).toBe('gemini');
     expect(boxFormatForModel('gpt-4o')).toBeNull();
+  });
+  it('a declared format wins; auto or nothing takes the family from the model id; auto guesses only without one', () => {
+    expect(resolveBoxFormat('llava', 'Qwen/Qwen2.5-VL-7B-Instruct')).toEqual({ format: 'llava', source: 'declared' });
+    expect(resolveBoxFormat('auto', 'Qwen/Qwen2.5-VL-7B-Instruct')).toEqual({ format: 'qwen2.5-vl', source: 'family' });
+    expect(resolveBoxFormat(undefined, 'llava-v1.5-13b')).toEqual({ format: 'llava', source: 'family' });
+    expect(resolveBoxFormat('auto', 'my-local-model')).toEqual({ format: 'auto', source: 'auto' });
+    expect(() => resolveBoxFormat('yolo', 'x')).toThrow(/unknown box format "yolo"/);
   });
 });

@@ -116,12 +116,12 @@ describe('scoreGrounding', () => {
     expect(() => scoreGrounding([], bad, { boxFormat: 'qwen2-vl' })).toThrow(/annotation 1: image_id 99/);
     expect(() => scoreGrounding([], {} as CocoFile, { boxFormat: 'qwen2-vl' })).toThrow(GsrError);
   });
-  it('Table 2 CSV: model row, detector rows', () => {
-    const rs = [response('k1', q2(100, 100, 300, 200), { item: 'a1', role: 'subject' })];
+  it('Table 2 CSV: model row with its objects and unparsed and missing answers beside the G-Score, detector rows', () => {
+    const rs = [response('k1', q2(100, 100, 300, 200), { item: 'a1', role: 'subject' }), response('k2', 'no idea', { item: 'a1', role: 'object' })];
     const csv = groundingCsv(scoreGrounding(rs, coco(), { boxFormat: 'qwen2-vl' }).result).trim().split('\n');
-    expect(csv[0]).toBe('row,whatsup-a/subject,whatsup-a/object,coco-one/subject,avg_g_score');
-    expect(csv[1]).toBe('m1,1,0,0,0.3333');
-    expect(csv[2]).toBe('detector mean confidence,0.9,0.4,0.7,0.6667');
-    expect(csv[3]).toBe('detector share confidence >= 0.5,1,0,1,0.6667');
+    expect(csv[0]).toBe('row,whatsup-a/subject,whatsup-a/object,coco-one/subject,avg_g_score,objects,unparsed,missing');
+    expect(csv[1]).toBe('m1,1,0,0,0.3333,3,1,1');
+    expect(csv[2]).toBe('detector mean confidence,0.9,0.4,0.7,0.6667,,,');
+    expect(csv[3]).toBe('detector share confidence >= 0.5,1,0,1,0.6667,,,');
   });
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { benchAnswerer, benchmarks, generateBenchmark, importBenchmark, judgeOutput, JUDGED_CHARS, loadItemSet, writeBenchPromptFile } from '../../src/benchmarks/index.js';
-import { SAMPLE_ROOT as VSP_SAMPLE_ROOT } from '../benchmarks/vsp/sample.js';
+import { sampleRoot as vspSampleRoot } from '../benchmarks/vsp/sample.js';
 import { readCocoFile } from '../../src/formats/coco.js';
 import { importWhatsup } from '../../src/datasets/index.js';
 import { readManifestAll } from '../../src/formats/manifest.js';
@@ -183,8 +183,8 @@ describe('fuzzing the input parsers (fixed seed, time budget)', () => {
  * outputs start from every baseline's answers to real prompts of a small set and are cut, grown and
  * spliced; item files start from the set's own items.jsonl lines.
  */
-const SETS: Record<string, { make: (out: string) => Promise<unknown>; root?: string }> = {
-  vsp: { make: (out) => importBenchmark('vsp', VSP_SAMPLE_ROOT, out), root: VSP_SAMPLE_ROOT },
+const SETS: Record<string, { make: (out: string) => Promise<unknown>; root?: () => Promise<string> }> = {
+  vsp: { make: async (out) => importBenchmark('vsp', await vspSampleRoot(), out), root: vspSampleRoot },
   'snorkel-spatial': { make: (out) => generateBenchmark('snorkel-spatial', { count: 4 }, out) },
   svat: { make: (out) => generateBenchmark('svat', { count: 2, width: 64, height: 64 }, out) },
 };
@@ -264,7 +264,7 @@ describe.each(Object.keys(SETS))('fuzzing the %s plug-in (fixed seed, time budge
 
   it.runIf(SETS[name].root !== undefined)('importer: a copy with one record file fuzzed imports or fails with a GsrError', async () => {
     const root = join(dir, `${name}-copy`);
-    cpSync(SETS[name].root!, root, { recursive: true });
+    cpSync(await SETS[name].root!(), root, { recursive: true });
     const records = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => /\.(txt|json)$/.test(f) || !f.includes('.')).filter((f) => statSync(join(root, f)).isFile()).sort();
     // A whole import reads hundreds of files: "too slow" and the time budget are measured against a clean import.
     const t = performance.now();

@@ -15,7 +15,7 @@ import { A_CAPTIONS, controlled, tempDir, writeJpeg, writeWhatsupFolder } from '
 import { DOUBLE_DEPTH, DOUBLE_DETECTOR, DOUBLE_SEGMENTER, registerDoubles } from '../annotate/helpers/doubles.js';
 import { runCli } from '../helpers/cli.js';
 import { startFakeServer, type FakeServer } from '../mllm/fake-server.js';
-import { SAMPLE_ROOT as VSP_SAMPLE_ROOT } from '../benchmarks/vsp/sample.js';
+import { sampleRoot as vspSampleRoot } from '../benchmarks/vsp/sample.js';
 
 const servers: FakeServer[] = [];
 afterEach(async () => {
@@ -163,7 +163,7 @@ describe('benchmark item sets: links out of the root', () => {
   };
   async function vspCopy(): Promise<string> {
     const root = join(mkdtempSync(join(tmpdir(), 'gsr-vsp-')), 'VSP');
-    cpSync(VSP_SAMPLE_ROOT, root, { recursive: true });
+    cpSync(await vspSampleRoot(), root, { recursive: true });
     return root;
   }
   /** Prompts built from an item set folder: the summary and the sha256 of every image sent. */

@@ -1,14 +1,16 @@
 /**
  * The SnorkelSpatial generator: `count` items cycling through the action counts (fastest) and the
  * query types, each drawn from its own seeded stream (seed, index), so the same settings give the
- * same items byte for byte and a larger count only appends items.
+ * same items byte for byte and a larger count only appends items. The draws where the published page
+ * is silent (docs/snorkel-spatial.md) are uniform: start tiles and facings, each action's actor, kind,
+ * direction or angle and wording, and whom the query is about.
  */
 import { z } from 'zod';
 import { GsrError } from '../../util/errors.js';
 import { Rng } from '../../util/random.js';
 import type { ItemSet } from '../types.js';
-import { oracleAnswer, QUERY_TYPES, type SnorkelItem } from './item.js';
-import { ANGLES, BOARD, DIRECTIONS, MOVES, type Action } from './world.js';
+import { oracleAnswer, PHRASINGS, QUERY_TYPES, type SnorkelItem } from './item.js';
+import { ANGLES, BOARD, DIRECTIONS, MOVES } from './world.js';
 
 /** The published set's action counts. */
 export const DEFAULT_ACTIONS = [10, 20, 50, 100, 200];
@@ -40,12 +42,15 @@ export function generateItem(s: SnorkelGenerateSettings, index: number): Snorkel
   const nActions = s.actions[index % s.actions.length];
   const task = QUERY_TYPES[Math.floor(index / s.actions.length) % QUERY_TYPES.length];
   const names = Array.from({ length: s.particles }, (_, i) => `P${i + 1}`);
-  const particles = names.map((name) => ({ name, tile: rng.int(1, s.board_width * s.board_width), facing: rng.pick(DIRECTIONS) }));
+  // A tile centre of the board in its start pose (south-west corner at (0, 0)).
+  const centre = () => rng.int(0, s.board_width - 1) + 0.5;
+  const particles = names.map((name) => ({ name, at: [centre(), centre()] as [number, number], facing: rng.pick(DIRECTIONS) }));
   const actors = [BOARD, ...names];
-  const actions: Action[] = [];
+  const actions: SnorkelItem['actions'] = [];
   for (let i = 0; i < nActions; i++) {
     const actor = rng.pick(actors);
-    actions.push(rng.chance(0.5) ? { actor, move: rng.pick(MOVES) } : { actor, rotate: rng.pick(ANGLES) });
+    const phrasing = rng.pick(PHRASINGS);
+    actions.push(rng.chance(0.5) ? { actor, move: rng.pick(MOVES), phrasing } : { actor, rotate: rng.pick(ANGLES), phrasing });
   }
   let query: SnorkelItem['query'];
   if (task === 'relative-location' || task === 'relative-orientation') {
@@ -53,8 +58,8 @@ export function generateItem(s: SnorkelGenerateSettings, index: number): Snorkel
     const subject = rng.pick(names.filter((n) => n !== from));
     query = { subject, from };
   } else {
-    // The board has an orientation but no tile or single location: only orientation queries ask about it.
-    query = { subject: task === 'absolute-orientation' ? rng.pick(actors) : rng.pick(names) };
+    // The board has a location (its centroid) and an orientation, but no tile.
+    query = { subject: task === 'tile' ? rng.pick(names) : rng.pick(actors) };
   }
   const item = { id: `ss-${String(index).padStart(6, '0')}`, benchmark: 'snorkel-spatial' as const, task, level: String(nActions), width: s.board_width, particles, actions, query };
   return { ...item, answer: oracleAnswer(item) };

@@ -1,29 +1,27 @@
 /**
- * SnorkelSpatial items (items.jsonl): the board width, the particles' start, the actions, one query
- * and its answer as the oracle computes it. The query type is the item's task, the number of actions
- * its level.
+ * SnorkelSpatial items (items.jsonl): the board width, the particles' start (world coordinates of
+ * tile centres and a facing), the actions, one query and its answer as the oracle computes it. The
+ * query type is the item's task, the number of actions its level. Answers go under entity-specific
+ * keys, as in the published sample (`particle_P1_orientation`).
  */
 import { z } from 'zod';
 import { GsrError } from '../../util/errors.js';
-import { absoluteFacing, absoluteLocation, ANGLES, BOARD, DIRECTIONS, initialWorld, MOVES, relativeLocation, relativeOrientation, run, tileOf, type Action, type World } from './world.js';
+import { absoluteFacing, absoluteLocation, ANGLES, BOARD, DIRECTIONS, initialWorld, MOVES, relativeLocation, relativeOrientation, run, startTile, tileOf, type Action, type World } from './world.js';
 
 export const QUERY_TYPES = ['absolute-location', 'tile', 'absolute-orientation', 'relative-location', 'relative-orientation'] as const;
 export type QueryType = (typeof QUERY_TYPES)[number];
 
-/** The JSON key each query type's answer goes under. */
-export const ANSWER_KEYS: Record<QueryType, string> = {
-  'absolute-location': 'location',
-  tile: 'tile',
-  'absolute-orientation': 'orientation',
-  'relative-location': 'relative_location',
-  'relative-orientation': 'relative_orientation',
-};
+/** How an action is worded in the prompt; the published sample uses both. */
+export const PHRASINGS = ['imperative', 'passive'] as const;
 
 const Name = z.string().regex(/^P[1-9][0-9]*$/, 'a particle name P1, P2, ...');
+const Actor = z.union([z.literal(BOARD), Name]);
+const Phrasing = z.enum(PHRASINGS).optional();
 const ActionSchema = z.union([
-  z.strictObject({ actor: z.union([z.literal(BOARD), Name]), move: z.enum(MOVES) }),
-  z.strictObject({ actor: z.union([z.literal(BOARD), Name]), rotate: z.literal(ANGLES) }),
+  z.strictObject({ actor: Actor, move: z.enum(MOVES), phrasing: Phrasing }),
+  z.strictObject({ actor: Actor, rotate: z.literal(ANGLES), phrasing: Phrasing }),
 ]);
+const Point = z.tuple([z.number(), z.number()]);
 
 export const SnorkelItemSchema = z.strictObject({
   id: z.string().min(1),
@@ -33,30 +31,60 @@ export const SnorkelItemSchema = z.strictObject({
   level: z.string().regex(/^\d+$/),
   /** Given by loadItemSet to items read back (src/benchmarks/run.ts); a text-only item resolves nothing against it. */
   root: z.string().optional(),
+  /** Tiles per side of the board B1, which starts facing NORTH with its centroid at (width / 2, width / 2). */
   width: z.number().int().min(2).max(100),
-  particles: z.array(z.strictObject({ name: Name, tile: z.number().int().positive(), facing: z.enum(DIRECTIONS) })).min(2),
+  /** Start: the centre of a tile, in world coordinates (x east, y north), and a facing. */
+  particles: z.array(z.strictObject({ name: Name, at: Point, facing: z.enum(DIRECTIONS) })).min(2),
   actions: z.array(ActionSchema),
-  /** Whom the query is about (BOARD or a particle) and, for relative queries, seen from whom. */
-  query: z.strictObject({ subject: z.union([z.literal(BOARD), Name]), from: Name.optional() }),
+  /** Whom the query is about (B1 or a particle) and, for relative queries, seen from which particle. */
+  query: z.strictObject({ subject: Actor, from: Name.optional() }),
   /** The oracle's answer: the JSON object a correct response holds. */
   answer: z.record(z.string(), z.unknown()),
 });
 export type SnorkelItem = z.infer<typeof SnorkelItemSchema>;
+type Query = Pick<SnorkelItem, 'task' | 'query'>;
+
+const isRelative = (task: QueryType) => task === 'relative-location' || task === 'relative-orientation';
 
 export function parseSnorkelItem(raw: unknown): SnorkelItem {
   const r = SnorkelItemSchema.safeParse(raw);
+  const id = (raw as { id?: unknown })?.id;
+  const fail = (why: string): never => {
+    throw new GsrError(`SnorkelSpatial item ${typeof id === 'string' ? id : '(no id)'}: ${why}`);
+  };
   if (!r.success) {
     const issue = r.error.issues[0];
-    const id = (raw as { id?: unknown })?.id;
-    throw new GsrError(`SnorkelSpatial item ${typeof id === 'string' ? id : '(no id)'}: ${issue.path.join('.') || '(record)'}: ${issue.message}`);
+    return fail(`${issue.path.join('.') || '(record)'}: ${issue.message}`);
   }
   const item = r.data;
   const names = new Set(item.particles.map((p) => p.name));
+  if (names.size !== item.particles.length) fail('two particles share a name');
   const bad = [...item.actions.map((a) => a.actor), item.query.subject, item.query.from].find((n) => n !== undefined && n !== BOARD && !names.has(n));
-  if (bad !== undefined) throw new GsrError(`SnorkelSpatial item ${item.id}: ${bad} is not one of its particles`);
-  if (item.particles.some((p) => p.tile > item.width * item.width)) throw new GsrError(`SnorkelSpatial item ${item.id}: a tile number is beyond ${item.width * item.width}`);
-  if (Number(item.level) !== item.actions.length) throw new GsrError(`SnorkelSpatial item ${item.id}: level ${item.level} but ${item.actions.length} actions`);
+  if (bad !== undefined) fail(`${bad} is not one of its particles`);
+  const off = item.particles.find((p) => startTile(item.width, p.at) === null);
+  if (off !== undefined) fail(`${off.name} at (${off.at.join(', ')}) is not the centre of a tile of a board of width ${item.width} with its south-west corner at (0, 0)`);
+  if (Number(item.level) !== item.actions.length) fail(`level ${item.level} but ${item.actions.length} actions`);
+  const { subject, from } = item.query;
+  if (isRelative(item.task) !== (from !== undefined)) fail(isRelative(item.task) ? `a ${item.task} query needs "from"` : `a ${item.task} query takes no "from"`);
+  if ((item.task === 'tile' || isRelative(item.task)) && subject === BOARD) fail(`a ${item.task} query is about a particle, not the board`);
+  if (from !== undefined && from === subject) fail('a relative query compares two different particles');
   return item;
+}
+
+/** How an entity is named in prompts and keys: `particle P1`, `board B1`. */
+export const entityName = (who: string) => `${who === BOARD ? 'board' : 'particle'} ${who}`;
+const entityKey = (who: string) => entityName(who).replace(' ', '_');
+
+/** The JSON key of the query's answer: entity and property, as in the published `particle_P1_orientation`. */
+export function answerKey({ task, query: { subject, from } }: Query): string {
+  const relativeTo = from === undefined ? '' : `_relative_to_${entityKey(from)}`;
+  switch (task) {
+    case 'absolute-location': return `${entityKey(subject)}_location`;
+    case 'tile': return `${entityKey(subject)}_tile`;
+    case 'absolute-orientation': return `${entityKey(subject)}_orientation`;
+    case 'relative-location': return `${entityKey(subject)}_location${relativeTo}`;
+    case 'relative-orientation': return `${entityKey(subject)}_orientation${relativeTo}`;
+  }
 }
 
 export function startWorld(item: Pick<SnorkelItem, 'width' | 'particles'>): World {
@@ -67,7 +95,7 @@ export function startWorld(item: Pick<SnorkelItem, 'width' | 'particles'>): Worl
 export function oracleAnswer(item: Pick<SnorkelItem, 'task' | 'width' | 'particles' | 'actions' | 'query'>): Record<string, unknown> {
   const w = run(startWorld(item), item.actions as Action[]);
   const { subject, from } = item.query;
-  const key = ANSWER_KEYS[item.task];
+  const key = answerKey(item);
   switch (item.task) {
     case 'absolute-location': return { [key]: absoluteLocation(w, subject) };
     case 'tile': return { [key]: tileOf(w, subject) };
@@ -77,18 +105,19 @@ export function oracleAnswer(item: Pick<SnorkelItem, 'task' | 'width' | 'particl
   }
 }
 
+type Space = Pick<SnorkelItem, 'task' | 'width' | 'actions' | 'query'>;
+const boardMoves = (item: Space) => item.actions.filter((a) => a.actor === BOARD && 'move' in a).length;
+
 /**
  * How many answers a uniform guesser chooses among for this item (the random baseline's space; its
- * expected accuracy is 1 / size). Absolute locations: every world cell a board tile can reach with
- * the item's board moves.
+ * expected accuracy is 1 / size). Absolute locations: every tile centre a board tile can reach with
+ * the item's m board moves, or for the board itself every centroid it can reach.
  */
-export function answerSpaceSize(item: Pick<SnorkelItem, 'task' | 'width' | 'actions'>): number {
+export function answerSpaceSize(item: Space): number {
   const w = item.width;
+  const m = boardMoves(item);
   switch (item.task) {
-    case 'absolute-location': {
-      const m = item.actions.filter((a) => a.actor === BOARD && 'move' in a).length;
-      return (w + 2 * m) ** 2;
-    }
+    case 'absolute-location': return item.query.subject === BOARD ? (2 * m + 1) ** 2 : (w + 2 * m) ** 2;
     case 'tile': return w * w;
     case 'absolute-orientation': case 'relative-orientation': return 4;
     case 'relative-location': return (2 * w - 1) ** 2;
@@ -96,21 +125,18 @@ export function answerSpaceSize(item: Pick<SnorkelItem, 'task' | 'width' | 'acti
 }
 
 /** The `index`-th answer of that space (the random baseline draws an index uniformly). */
-export function answerAt(item: Pick<SnorkelItem, 'task' | 'width' | 'actions'>, index: number): Record<string, unknown> {
+export function answerAt(item: Space, index: number): Record<string, unknown> {
   const w = item.width;
-  const key = ANSWER_KEYS[item.task];
+  const key = answerKey(item);
+  const grid = (side: number, first: number): [number, number] => [first + (index % side), first + Math.floor(index / side)];
   switch (item.task) {
     case 'absolute-location': {
-      const side = Math.sqrt(answerSpaceSize(item));
-      const m = (side - w) / 2;
-      return { [key]: [(index % side) - m, Math.floor(index / side) - m] };
+      const m = boardMoves(item);
+      return { [key]: item.query.subject === BOARD ? grid(2 * m + 1, w / 2 - m) : grid(w + 2 * m, 0.5 - m) };
     }
     case 'tile': return { [key]: index + 1 };
     case 'absolute-orientation': return { [key]: DIRECTIONS[index] };
     case 'relative-orientation': return { [key]: index * 90 };
-    case 'relative-location': {
-      const side = 2 * w - 1;
-      return { [key]: { front: (index % side) - (w - 1), right: Math.floor(index / side) - (w - 1) } };
-    }
+    case 'relative-location': return { [key]: grid(2 * w - 1, 1 - w) };
   }
 }

@@ -55,7 +55,7 @@ export async function snorkelSections(input: ReportInput<SnorkelItem>): Promise<
   const table: ReportTable = {
     id: 'snorkel-chance', title: 'Chance per query type', columns: ['query', 'items', 'chance, %', ...models.map((m) => `${m}, %`)],
     rows: QUERY_TYPES.filter((t) => chance.has(t)).map((t) => [t, chance.get(t)!.items, round(chance.get(t)!.chance), ...models.map((m) => pooled(input.cells.filter((c) => c.model === m && c.task === t)))]),
-    note: 'Chance is the expected accuracy of a uniform guess over each item\'s answer space (tile: width²; orientations: 4; relative location: (2·width−1)²; absolute location: (width + 2·board moves)²), averaged over the items. The random baseline draws exactly so.',
+    note: 'Chance is the expected accuracy of a uniform guess over each item\'s answer space (tile: width²; orientations: 4; relative location: (2·width−1)²; absolute location of a particle: (width + 2·board moves)² tile centres, of the board: (2·board moves + 1)² centroids), averaged over the items. The random baseline draws exactly so.',
   };
   return [{ id: 'snorkel-chance', title: table.title, html: tableHtml(table) }];
 }

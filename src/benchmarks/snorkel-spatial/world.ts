@@ -1,13 +1,16 @@
 /**
- * The SnorkelSpatial world and its oracle: a square board of `width` x `width` tiles in an unbounded
- * world, particles on its tiles, and the actions that move and rotate both. Pure: the generator, the
- * oracle answerer and the tests share it. The rules and the choices made where the published
- * description is silent are in docs/snorkel-spatial.md.
+ * The SnorkelSpatial world and its oracle: a square board `B1` of `width` x `width` unit tiles in an
+ * unbounded world, particles on its tiles, and the actions that move and rotate both. Pure: the
+ * generator, the oracle answerer and the tests share it. The rules and the choices made where the
+ * published page is silent are in docs/snorkel-spatial.md.
  *
- * Directions are quarter turns counter-clockwise from NORTH (0 NORTH, 1 WEST, 2 SOUTH, 3 EAST), so a
- * counter-clockwise rotation by k quarter turns adds k. A particle's facing is kept relative to the
- * board (its absolute facing is the board's plus its own), which is what "the board rotates its
- * particles" means; its tile is a (row, column) on the board, row 0 being the board's front edge.
+ * World coordinates are the published ones: x east, y north, in tile units; the board starts with
+ * its south-west corner at (0, 0), so its centroid is at (width / 2, width / 2) and tile centres
+ * are at half-units. Directions are quarter turns counter-clockwise from NORTH (0 NORTH, 1 WEST,
+ * 2 SOUTH, 3 EAST), so a counter-clockwise rotation by k quarter turns adds k. A particle's facing
+ * is kept relative to the board (its absolute facing is the board's plus its own), which is what
+ * "the board rotates its particles" means; its tile is a (row, column) on the board, row 0 being
+ * the board's front edge.
  */
 
 export const DIRECTIONS = ['NORTH', 'WEST', 'SOUTH', 'EAST'] as const;
@@ -16,7 +19,8 @@ export const MOVES = ['FORWARD', 'LEFT', 'BACKWARD', 'RIGHT'] as const;
 export type MoveName = (typeof MOVES)[number];
 export const ANGLES = [0, 90, 180, 270, 360] as const;
 export type Angle = (typeof ANGLES)[number];
-export const BOARD = 'BOARD';
+/** The board's name, as the published sample calls it. */
+export const BOARD = 'B1';
 
 export type Action = { actor: string; move: MoveName } | { actor: string; rotate: Angle };
 
@@ -62,11 +66,29 @@ export function tilePosition(width: number, tile: number): { row: number; col: n
   return { row, col: row % 2 === 0 ? k : width - 1 - k };
 }
 
-/** The board facing NORTH with its south-west tile at world (0, 0), particles as given. */
-export function initialWorld(width: number, particles: ReadonlyArray<{ name: string; tile: number; facing: Direction }>): World {
+/** A point (x, y) in world coordinates. */
+export type Point = [number, number];
+
+/**
+ * (row, col) of the tile whose centre is `at` on the board in its start pose (facing NORTH, south-west
+ * corner at (0, 0)), or null when `at` is not a tile centre of the board.
+ */
+export function startTile(width: number, [x, y]: readonly [number, number]): { row: number; col: number } | null {
+  const col = x - 0.5;
+  const row = width - 0.5 - y;
+  const onBoard = (v: number) => Number.isInteger(v) && v >= 0 && v < width;
+  return onBoard(col) && onBoard(row) ? { row, col } : null;
+}
+
+/** The board in its start pose (facing NORTH, south-west corner at (0, 0)), particles at tile centres. */
+export function initialWorld(width: number, particles: ReadonlyArray<{ name: string; at: readonly [number, number]; facing: Direction }>): World {
   return {
     width, facing: 0, east: 0, north: 0,
-    particles: particles.map((p) => ({ name: p.name, ...tilePosition(width, p.tile), facing: DIRECTIONS.indexOf(p.facing) })),
+    particles: particles.map((p) => {
+      const tile = startTile(width, p.at);
+      if (tile === null) throw new RangeError(`${p.name} at (${p.at.join(', ')}) is not the centre of a tile of the board`);
+      return { name: p.name, ...tile, facing: DIRECTIONS.indexOf(p.facing) };
+    }),
   };
 }
 
@@ -105,14 +127,17 @@ export function absoluteFacing(w: World, who: string): Direction {
 }
 
 /**
- * World cell [x, y] (x east, y north) of a particle: the board turns about its centre, so a tile's
- * offset from the centre (half-integers for an even width) turns with it; doubled to stay integer.
+ * World location (x, y) of the board (its centroid) or of a particle (the centre of its tile). The
+ * board turns about its centroid, so a tile's offset from it turns with the board; the offsets are
+ * doubled to stay integer while turning. Every value is a multiple of 0.5, exact in floating point.
  */
-export function absoluteLocation(w: World, who: string): [number, number] {
+export function absoluteLocation(w: World, who: string): Point {
+  const c = w.width / 2;
+  if (who === BOARD) return [c + w.east, c + w.north];
   const p = particle(w, who);
   const n = w.width - 1;
   const [dx, dy] = rotate([2 * p.col - n, n - 2 * p.row], w.facing);
-  return [(n + dx) / 2 + w.east, (n + dy) / 2 + w.north];
+  return [c + dx / 2 + w.east, c + dy / 2 + w.north];
 }
 
 export function tileOf(w: World, who: string): number {
@@ -121,14 +146,15 @@ export function tileOf(w: World, who: string): number {
 }
 
 /**
- * Where `other` is as `self` sees it: tiles to its front and to its right (negative: behind, left),
- * the plain offset on the board (not the shorter way round the wrap), turned into `self`'s frame.
+ * Where `other` is as `self` sees it: the point (x, y) in `self`'s own frame, x to its right and y
+ * ahead of it (negative: left, behind), in tiles. The plain offset on the board (not the shorter way
+ * round the wrap), turned into `self`'s frame.
  */
-export function relativeLocation(w: World, self: string, other: string): { front: number; right: number } {
+export function relativeLocation(w: World, self: string, other: string): Point {
   const a = particle(w, self);
   const b = particle(w, other);
   const [right, front] = rotate([b.col - a.col, a.row - b.row], -a.facing);
-  return { front: front + 0, right: right + 0 }; // + 0 turns -0 into 0
+  return [right + 0, front + 0]; // + 0 turns -0 into 0
 }
 
 /** Counter-clockwise angle from `self`'s facing to `other`'s: 0, 90, 180 or 270. */

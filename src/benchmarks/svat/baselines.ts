@@ -1,8 +1,9 @@
 /**
- * SVAT baselines. `nearest` reads the target's centre in every image from the items (the
- * generator's ground truth) and gives the query the answer of the nearest demonstration: it shows
- * what the demonstrations carry for a model that finds the target (near 100%, not always: the
- * nearest demonstration can lie across the line). `always-yes` answers yes (50% on balanced items).
+ * SVAT baselines, answering as Table 3's demonstrations do (`Yes` or `No`), which every judging mode
+ * reads. `nearest` reads the target's centre in every image from the items (the generator's ground
+ * truth) and gives the query the answer of the nearest demonstration: it shows what the
+ * demonstrations carry for a model that finds the target (near 100%, not always: the nearest
+ * demonstration can lie across the line). `always-yes` answers Yes (50% on balanced items).
  */
 import { isBenchPrompt, type AnyPrompt } from '../../formats/prompts.js';
 import { AnswerError } from '../../mllm/errors.js';
@@ -22,7 +23,7 @@ export function nearestAnswer(item: SvatItem): Answer | null {
   let best: Answer | null = null;
   let bestD = Infinity;
   for (const d of item.demos) {
-    const dist = Math.hypot(d.target.x - item.query.target.x, d.target.y - item.query.target.y);
+    const dist = Math.hypot(d.objects[0].x - item.query.objects[0].x, d.objects[0].y - item.query.objects[0].y);
     if (dist < bestD) {
       bestD = dist;
       best = d.answer;
@@ -35,8 +36,7 @@ export function createNearest(items: ReadonlyMap<string, SvatItem>, o: BaselineO
   return {
     name: o.name,
     async answer(p) {
-      const a = nearestAnswer(svatItem(items, p, o.name));
-      return JSON.stringify({ answer: a ?? 'yes' });
+      return (nearestAnswer(svatItem(items, p, o.name)) ?? 'yes') === 'yes' ? 'Yes' : 'No';
     },
   };
 }
@@ -46,7 +46,7 @@ export function createAlwaysYes(items: ReadonlyMap<string, SvatItem>, o: Baselin
     name: o.name,
     async answer(p) {
       svatItem(items, p, o.name);
-      return JSON.stringify({ answer: 'yes' });
+      return 'Yes';
     },
   };
 }

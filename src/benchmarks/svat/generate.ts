@@ -6,7 +6,6 @@
  */
 import { readdir, realpath } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { z } from 'zod';
 import { renderSyntheticScene } from '../../datasets/synth/produce.js';
@@ -15,13 +14,11 @@ import { writeFileAtomic } from '../../util/fs.js';
 import { readConfined } from '../../util/confined.js';
 import { Rng } from '../../util/random.js';
 import type { ItemSet } from '../types.js';
-import { renderShot, sampleEpisode, type Backgrounds } from './episode.js';
+import { PAPER_DRAWING, renderShot, sampleEpisode, type Backgrounds } from './episode.js';
 import type { Raster } from './raster.js';
-import { BACKGROUND_SETS, FIDUCIAL_WORDS, OBJECT_COUNTS, OBJECT_SETS, QUESTION_TEMPLATES, TEXT_MODES, phiLevel, type Answer, type SvatItem } from './spec.js';
+import { BACKGROUND_SETS, DESCRIPTIONS, FIDUCIAL_WORDS, OBJECT_COUNTS, OBJECT_SETS, TEMPLATES, TEXT_MODES, phiLevel, type Answer, type SvatItem } from './spec.js';
 
-/** The shipped What'sUp sample photos (data/whatsup-sample), the default I5 set. */
-export const DEFAULT_PHOTOS = fileURLToPath(new URL('../../../data/whatsup-sample/data/', import.meta.url));
-/** How many synthetic room scenes make up I4. */
+/** How many synthetic room scenes make up I4 (and I5 without `photos`). */
 export const ROOM_SCENES = 16;
 
 const list = <T extends z.ZodType>(t: T) => z.array(t).min(1);
@@ -39,6 +36,11 @@ export const SvatGenerateSchema = z.strictObject({
   height: z.number().int().min(16).max(4096).default(512),
   /** Folder of I5 photographs (jpg, jpeg, png; searched recursively). */
   photos: z.string().min(1).optional(),
+  /** Options for checking labels against pixels (episode.ts DrawOptions); the defaults are the paper's. */
+  colours: z.enum(['random', 'palette']).default(PAPER_DRAWING.colours),
+  placement: z.enum(['paper', 'boxed']).default(PAPER_DRAWING.placement),
+  /** Algorithm 1 as written (label-side), or the reading where only the target obeys the boundary (anywhere). */
+  distractor_placement: z.enum(['label-side', 'anywhere']).default(PAPER_DRAWING.distractor_placement),
 }).refine((s) => s.width <= 2 * s.height && s.height <= 2 * s.width, 'width and height must be within a factor of 2 of each other');
 export type SvatGenerateSettings = z.input<typeof SvatGenerateSchema>;
 
@@ -49,9 +51,12 @@ export function parseSvatGenerateSettings(raw: unknown) {
   throw new GsrError(`SVAT settings: ${issue.path.join('.') || '(settings)'}: ${issue.message}`);
 }
 
-/** The context.json of an SVAT item set: the vocabulary its questions came from. */
-export function svatContext() {
-  return { benchmark: 'svat', templates: [...QUESTION_TEMPLATES], fiducial_words: [...FIDUCIAL_WORDS] };
+/** The context.json of an SVAT item set: the vocabulary its questions came from and how its objects were drawn. */
+export function svatContext(s: Pick<ReturnType<typeof parseSvatGenerateSettings>, 'colours' | 'placement' | 'distractor_placement'>) {
+  return {
+    benchmark: 'svat', templates: TEMPLATES, fiducial_words: [...FIDUCIAL_WORDS], descriptions: DESCRIPTIONS,
+    drawing: { colours: s.colours, placement: s.placement, distractor_placement: s.distractor_placement },
+  };
 }
 
 async function listImages(dir: string): Promise<string[]> {
@@ -86,11 +91,19 @@ export async function loadPhotos(dir: string, width: number, height: number): Pr
  * The I4 set: synthetic room scenes of the What'sUp-like renderer, drawn from the seed. Scenes
  * need about 256 pixels to lay out, so small sizes are rendered at 256 and sampled down.
  */
-export function roomScenes(seed: number, width: number, height: number): Backgrounds['I4'] {
+export function roomScenes(seed: number, width: number, height: number, first = 0, name = 'room'): Backgrounds['I4'] {
   const scale = Math.max(1, 256 / Math.min(width, height));
   const w = Math.round(width * scale);
   const h = Math.round(height * scale);
-  return Array.from({ length: ROOM_SCENES }, (_, k) => ({ name: `room-${k}`, raster: nearestResize(renderSyntheticScene(seed, k, w, h).rendered, width, height) }));
+  return Array.from({ length: ROOM_SCENES }, (_, k) => ({ name: `${name}-${k}`, raster: nearestResize(renderSyntheticScene(seed, first + k, w, h).rendered, width, height) }));
+}
+
+/**
+ * I5 when no `photos` folder is given: the repository holds no photographs, so rendered scenes
+ * stand in for them (the renderer's next 16 scenes after I4's); `--photos DIR` gives real ones.
+ */
+export function photoStandIns(seed: number, width: number, height: number): Backgrounds['I5'] {
+  return roomScenes(seed, width, height, ROOM_SCENES, 'rendered');
 }
 
 function nearestResize(r: Raster, width: number, height: number): Raster {
@@ -138,7 +151,7 @@ export async function generateSvat(raw: unknown, onItem?: (done: number, total: 
   const needs = (set: string) => combos.some((c) => c.background === set);
   const backgrounds: Backgrounds = {
     I4: needs('I4') ? roomScenes(s.seed, s.width, s.height) : [],
-    I5: needs('I5') ? await loadPhotos(s.photos ?? DEFAULT_PHOTOS, s.width, s.height) : [],
+    I5: needs('I5') ? (s.photos === undefined ? photoStandIns(s.seed, s.width, s.height) : await loadPhotos(s.photos, s.width, s.height)) : [],
   };
   const total = combos.length * s.count;
   const items: SvatItem[] = [];
@@ -149,12 +162,12 @@ export async function generateSvat(raw: unknown, onItem?: (done: number, total: 
     const answers = balancedAnswers(s.count, new Rng(s.seed, ci, 0x5a17));
     for (let i = 0; i < s.count; i++) {
       const id = `${phiLevel(phi).replace(/\//g, '-')}-${String(i).padStart(digits, '0')}`;
-      const ep = sampleEpisode(new Rng(s.seed, ci, i), { phi, shots: s.shots, width: s.width, height: s.height, id, answer: answers[i] }, backgrounds);
+      const ep = sampleEpisode(new Rng(s.seed, ci, i), { phi, shots: s.shots, width: s.width, height: s.height, id, answer: answers[i], colours: s.colours, placement: s.placement, distractor_placement: s.distractor_placement }, backgrounds);
       const { backgroundRaster, ...draft } = ep;
       const shots = [...draft.demos.map((d, k) => ({ ...d, image: `images/${id}-d${k + 1}.png` })), { ...draft.query, image: `images/${id}-q.png` }];
       const item: SvatItem = { ...draft, demos: shots.slice(0, -1), query: shots[shots.length - 1] };
       items.push(item);
-      const job = Promise.all(shots.map(async (shot) => writeFileAtomic(join(s.out, shot.image), await encodePng(renderShot(item, backgroundRaster, shot.target))))).then(() => {
+      const job = Promise.all(shots.map(async (shot) => writeFileAtomic(join(s.out, shot.image), await encodePng(renderShot(item, backgroundRaster, shot))))).then(() => {
         pending.delete(job);
         onItem?.(++done, total);
       });
@@ -163,5 +176,5 @@ export async function generateSvat(raw: unknown, onItem?: (done: number, total: 
     }
   }
   await Promise.all(pending);
-  return { items, context: svatContext() };
+  return { items, context: svatContext(s) };
 }

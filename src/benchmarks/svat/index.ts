@@ -1,7 +1,7 @@
 /** The SVAT benchmark plug-in (Zhao et al.): yes/no in-context learning of a hidden spatial rule. */
 import type { Benchmark } from '../types.js';
 import { createAlwaysYes, createNearest } from './baselines.js';
-import { judgeSvat, SVAT_MODES } from './judge.js';
+import { judgeSvat, SVAT_MODES, SVAT_REQUEST } from './judge.js';
 import { buildSvatPrompts, parseSvatPromptSettings } from './prompts.js';
 import { analyzeSvat, svatSections, svatTables } from './report.js';
 import { parseSvatItem, type SvatItem } from './spec.js';
@@ -14,7 +14,9 @@ export const svat: Benchmark<SvatItem> = {
   generateItems: async (settings, onProgress) => (await import('./generate.js')).generateSvat(settings, onProgress),
   buildPrompts: (item, settings) => buildSvatPrompts(item, parseSvatPromptSettings(settings)),
   modes: SVAT_MODES,
-  judge: (item, prompt, output) => judgeSvat(item, prompt, output),
+  judge: (item, prompt, output, mode) => judgeSvat(item, prompt, output, mode),
+  // Appendix A: a Yes/No answer of at most 5 new tokens, without sampling.
+  requestDefaults: SVAT_REQUEST,
   baselines: { nearest: createNearest, 'always-yes': createAlwaysYes },
   analyze: analyzeSvat,
   tables: svatTables,

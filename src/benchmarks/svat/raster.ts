@@ -1,6 +1,6 @@
 /**
  * SVAT pictures as pixel buffers (pure: no I/O, no native module): backgrounds (white, a colour,
- * procedural textures), the five shapes (plain or striped) and pasted sprites. Geometry is in
+ * procedural textures), the five shapes (solid, textured or striped) and pasted sprites. Geometry is in
  * fractions of the image, so any resolution draws the same layout; a pixel belongs to an object
  * when its centre falls inside the object's shape, so nothing is drawn outside the object's box.
  */
@@ -160,10 +160,10 @@ export function texture(kind: Texture, width: number, height: number, rng: Rng):
   return out;
 }
 
-const STAR: Array<[number, number]> = Array.from({ length: 10 }, (_, k) => {
-  const r = k % 2 === 0 ? 1 : 0.42;
-  const a = -Math.PI / 2 + (k * Math.PI) / 5;
-  return [r * Math.cos(a), r * Math.sin(a)];
+/** A regular pentagon, a vertex up, inscribed in the unit circle (v down). */
+const PENTAGON: Array<[number, number]> = Array.from({ length: 5 }, (_, k) => {
+  const a = -Math.PI / 2 + (k * 2 * Math.PI) / 5;
+  return [Math.cos(a), Math.sin(a)];
 });
 
 function insidePolygon(poly: ReadonlyArray<[number, number]>, u: number, v: number): boolean {
@@ -179,11 +179,11 @@ function insidePolygon(poly: ReadonlyArray<[number, number]>, u: number, v: numb
 /** Whether (u, v) in [-1, 1]^2 (v down) is inside the shape. */
 export function insideShape(shape: Shape, u: number, v: number): boolean {
   switch (shape) {
-    case 'oval': return u * u + (v * v) / 0.42 <= 1;
-    case 'rectangle': return Math.abs(v) <= 0.62;
+    case 'circle': return u * u + v * v <= 1;
+    case 'pentagon': return insidePolygon(PENTAGON, u, v);
+    case 'rectangle': return Math.abs(v) <= 0.6;
+    case 'square': return true;
     case 'triangle': return v <= 0.9 && Math.abs(u) <= (v + 1) / 2;
-    case 'star': return insidePolygon(STAR, u, v);
-    case 'cross': return Math.abs(u) <= 0.32 || Math.abs(v) <= 0.32;
   }
 }
 
@@ -198,23 +198,42 @@ export function halfExtents(size: number, width: number, height: number): { hx: 
   return { hx: side / 2 / width, hy: side / 2 / height };
 }
 
+/** How a shape is filled: a solid colour, diagonal stripes of two colours, or a texture. */
+export type Fill = { rgb: Rgb } | { rgb: Rgb; stripe: Rgb } | { texture: Raster };
+
+/** The side in pixels of an object's box of `size` (fraction of the shorter side), rounded up: a texture for it. */
+export const boxPixels = (size: number, width: number, height: number) => Math.ceil(size * Math.min(width, height)) + 1;
+
 /**
  * Draws a shape centred at (cx, cy) (fractions) with side `size` (fraction of the shorter image
- * side). `stripe`, when given, paints diagonal stripes of the second colour (textured shapes).
+ * side), clipped to the image. A texture fill is laid from the box's top-left pixel, so it moves
+ * with the object.
  */
-export function drawShape(r: Raster, shape: Shape, cx: number, cy: number, size: number, colour: Rgb, stripe?: Rgb): void {
+export function drawShape(r: Raster, shape: Shape, cx: number, cy: number, size: number, fill: Fill): void {
   const { width: w, height: h, rgb } = r;
   const { hx, hy } = halfExtents(size, w, h);
   const [x0, x1] = pixelSpan(cx, hx, w);
   const [y0, y1] = pixelSpan(cy, hy, h);
-  const period = Math.max(4, Math.round((size * Math.min(w, h)) / 6));
+  const side = size * Math.min(w, h);
+  const period = Math.max(4, Math.round(side / 6));
+  // The box's first pixel, unclipped: the texture's origin.
+  const bx = Math.ceil((cx - hx) * w - 0.5);
+  const by = Math.ceil((cy - hy) * h - 0.5);
   for (let y = y0; y <= y1; y++) {
     const v = ((y + 0.5) / h - cy) / hy;
     for (let x = x0; x <= x1; x++) {
       const u = ((x + 0.5) / w - cx) / hx;
       if (!insideShape(shape, u, v)) continue;
-      const c = stripe && Math.floor((x + y) / (period / 2)) % 2 === 1 ? stripe : colour;
       const j = (y * w + x) * 3;
+      if ('texture' in fill) {
+        const t = fill.texture;
+        const k = (Math.min(t.height - 1, Math.max(0, y - by)) * t.width + Math.min(t.width - 1, Math.max(0, x - bx))) * 3;
+        rgb[j] = t.rgb[k];
+        rgb[j + 1] = t.rgb[k + 1];
+        rgb[j + 2] = t.rgb[k + 2];
+        continue;
+      }
+      const c = 'stripe' in fill && Math.floor((x + y) / (period / 2)) % 2 === 1 ? fill.stripe : fill.rgb;
       rgb[j] = c[0];
       rgb[j + 1] = c[1];
       rgb[j + 2] = c[2];

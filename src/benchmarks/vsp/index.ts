@@ -5,6 +5,7 @@ import { createOracle, createPartialOracle, createRandom } from './baselines.js'
 import { importVsp } from './import.js';
 import { parseVspContext, parseVspItem, PERCEPTION_TASKS, REASONING_TASKS, type VspContext, type VspItem } from './item.js';
 import { judgeVsp, VSP_MODES } from './judge.js';
+import { generateVsp } from './layout.js';
 import { buildVspPrompts, VspPromptSettingsSchema } from './prompts.js';
 import { analyzeVsp, vspSections, vspTables } from './report.js';
 
@@ -29,8 +30,12 @@ export const vsp: Benchmark<VspItem> = {
   title: 'VSP: spatial planning, perception and reasoning',
   parseItem: parseVspItem,
   importItems: (root, onProgress) => importVsp(root, onProgress),
+  // The project's own sample in VSP's layout (src/benchmarks/vsp/layout.ts), for runs without a copy.
+  generateItems: (settings, onProgress) => generateVsp(settings, onProgress),
   buildPrompts: (item, settings, context) => buildVspPrompts(item, parseVspPromptSettings(settings), checkedContext(context)),
   modes: VSP_MODES,
+  // The official runners ask each prompt once; re-asking would change what official mode scores.
+  maxAnswerAttempts: 1,
   judge: judgeVsp,
   baselines: { oracle: createOracle, random: createRandom, 'oracle-perception': createPartialOracle(PERCEPTION_TASKS), 'oracle-reasoning': createPartialOracle(REASONING_TASKS) },
   analyze: analyzeVsp,

@@ -7,6 +7,7 @@ import { COLOURS, runMoves, stacksKey, type BlockMove, type Stacks } from './blo
 import { PAPER_TASKS, type VspItem } from './item.js';
 import { STRICT_FIXES } from './judge.js';
 import { replayMaze, type Move } from './maze.js';
+import { formatP } from '../../util/stats.js';
 
 export interface VspAnalysis {
   summaries: VspModelSummary[];
@@ -62,6 +63,7 @@ export function vspTables(cells: ScoreCell[], analysis?: unknown): ReportTable[]
       note: 'Collision gives a point each for the car and the person; the official scorer never credits the person (collision-person).',
     });
   }
+  tables.push(invalidTable(cells));
   const byMode = new Map<string, number>();
   for (const c of cells) byMode.set(`${c.model}\0${c.task}\0${c.variant}\0${c.mode}`, c.credit + (byMode.get(`${c.model}\0${c.task}\0${c.variant}\0${c.mode}`) ?? 0));
   const diffRows: ReportTable['rows'] = [];
@@ -79,9 +81,29 @@ export function vspTables(cells: ScoreCell[], analysis?: unknown): ReportTable[]
     id: 'regression', title: 'Across models: main-task success ~ perception + reasoning (OLS)', columns: ['mode', 'input', 'models', 'coefficient', 'estimate', '95% CI', 'p', 'R²'],
     rows: a.regressions.flatMap((r): ReportTable['rows'] => (r.fit === null
       ? [[r.mode, r.variant, null, r.note, null, null, null, null]]
-      : r.fit.coefficients.map((c) => [r.mode, r.variant, r.fit!.n, c.name, round(c.estimate), `[${round(c.ci[0])}, ${round(c.ci[1])}]`, round(c.p), round(r.fit!.r2)]))),
+      : r.fit.coefficients.map((c) => [r.mode, r.variant, r.fit!.n, c.name, round(c.estimate), `[${round(c.ci[0])}, ${round(c.ci[1])}]`, formatP(c.p), round(r.fit!.r2)]))),
   });
   return tables;
+}
+
+/** Invalid answers per task: ours (`valid`) beside each official script's own count (official mode only). */
+function invalidTable(cells: ScoreCell[]): ReportTable {
+  const groups = new Map<string, ScoreCell[]>();
+  for (const c of cells) {
+    const k = `${c.model}\0${c.mode}\0${c.variant}\0${c.task}`;
+    groups.set(k, [...(groups.get(k) ?? []), c]);
+  }
+  const sum = (cs: ScoreCell[], f: (c: ScoreCell) => number) => cs.reduce((s, c) => s + f(c), 0);
+  return {
+    id: 'invalid', title: 'Invalid answers per task: ours and the official scripts\' count', columns: ['model', 'mode', 'input', 'task', 'answers', 'invalid (gsr)', 'invalid (script)', 'failed'],
+    rows: [...groups.entries()].map(([k, cs]) => {
+      const [model, mode, variant, task] = k.split('\0');
+      const script = cs.some((c) => c.scriptInvalid !== undefined) ? sum(cs, (c) => c.scriptInvalid ?? 0) : null;
+      return [model, mode, variant, task, sum(cs, (c) => c.n), sum(cs, (c) => c.invalid), script, sum(cs, (c) => c.failed)];
+    }),
+    note: 'invalid (gsr): no marker or an unreadable answer, by our reading (docs/vsp.md). invalid (script): what the task\'s official eval.py counts as invalid, in official mode; '
+      + 'empty where the script keeps no such count (maze main, collision, google-map) and in strict mode. Failed requests are counted apart.',
+  };
 }
 
 const round = (x: number) => (Number.isFinite(x) ? Math.round(x * 1000) / 1000 : x);

@@ -4,6 +4,7 @@ import { writeJsonAtomic } from '../../util/fs.js';
 import { notice } from '../../util/log.js';
 import { action, printJson } from '../action.js';
 import { collect, parseNumber, parsePositiveInt, parseSeed } from '../parsers.js';
+import { formatP } from '../../util/stats.js';
 
 interface RegressionOptions {
   data?: string[];
@@ -100,8 +101,8 @@ export function registerAnalyze(program: Command): void {
         }
         if (o.json) return printJson(result);
         process.stdout.write(`${o.y} vs ${o.x} (n = ${result.n})\n`);
-        process.stdout.write(`Pearson r = ${result.pearson.r.toFixed(4)}, p = ${result.pearson.p.toPrecision(4)}\n`);
-        process.stdout.write(`Spearman rho = ${result.spearman.r.toFixed(4)}, p = ${result.spearman.p.toPrecision(4)}\n`);
+        process.stdout.write(`Pearson r = ${result.pearson.r.toFixed(4)}, p = ${formatP(result.pearson.p)}\n`);
+        process.stdout.write(`Spearman rho = ${result.spearman.r.toFixed(4)}, p = ${formatP(result.spearman.p)}\n`);
       }),
     );
 
@@ -120,14 +121,14 @@ export function registerAnalyze(program: Command): void {
         if (rows.length === 0) throw new GsrError('no DAP results: a results folder needs a dap/ subfolder with reasoning-items.jsonl');
         process.stdout.write('model\tsplit\titems\tn\twithout\twith\tonly_with\tonly_without\tmcnemar_p\n');
         for (const r of rows) {
-          process.stdout.write(`${r.model}\t${r.split}\t${r.subset}\t${r.n}\t${r.without.toFixed(4)}\t${r.with.toFixed(4)}\t${r.mcnemar.b}\t${r.mcnemar.c}\t${r.mcnemar.p.toPrecision(4)}\n`);
+          process.stdout.write(`${r.model}\t${r.split}\t${r.subset}\t${r.n}\t${r.without.toFixed(4)}\t${r.with.toFixed(4)}\t${r.mcnemar.b}\t${r.mcnemar.c}\t${formatP(r.mcnemar.p)}\n`);
         }
       }),
     );
 
   analyze
     .command('published')
-    .description("our values beside the GSR-Bench paper's Tables 1-3 for results folders that match a paper model")
+    .description("our values beside the GSR-Bench paper's Tables 1-3 for results folders that match a paper model (and What'sUp's metrics beside its Table 1 rows)")
     .requiredOption('--results <dir...>', 'results folders, one per model')
     .option('--paper-names <file>', "name map from results-folder model names to the paper's (default data/paper/paper-models.json)")
     .option('--seed <n>', 'bootstrap seed (default 0)', parseSeed)
@@ -135,13 +136,36 @@ export function registerAnalyze(program: Command): void {
     .option('--json', 'print only JSON on stdout')
     .action(
       action(async (o: { results: string[]; paperNames?: string; seed?: number; resamples?: number; json?: boolean }) => {
-        const { comparePublished, formatPublished, loadAllResults } = await analysisLib();
+        const { comparePublished, formatPublished, loadAllResults, buildWhatsupTable, whatsupBesidePublished, formatWhatsupPublished } = await analysisLib();
         const { readPaperNameMap, readPaperTables } = await import('../../formats/paper.js');
         const results = await loadAllResults(o.results);
         for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
-        const list = comparePublished(results, await readPaperTables(), await readPaperNameMap(o.paperNames), { seed: o.seed ?? 0, resamples: o.resamples ?? 2000 });
+        const paper = await readPaperTables();
+        const list = comparePublished(results, paper, await readPaperNameMap(o.paperNames), { seed: o.seed ?? 0, resamples: o.resamples ?? 2000 });
         if (o.json) return printJson(list);
         process.stdout.write(formatPublished(list) + '\n');
+        const whatsup = whatsupBesidePublished(buildWhatsupTable(results).rows, paper);
+        if (whatsup.length > 0) process.stdout.write('\n' + formatWhatsupPublished(whatsup) + '\n');
+      }),
+    );
+
+  analyze
+    .command('whatsup')
+    .description("What'sUp's own metrics on Controlled A and B: individual, pair and set accuracy and the preposition confusion counts, beside CircularEval")
+    .requiredOption('--results <dir...>', 'results folders, one per model')
+    .option('--json', 'print only JSON on stdout')
+    .action(
+      action(async (o: { results: string[]; json?: boolean }) => {
+        const { loadAllResults, buildWhatsupTable, formatWhatsupTable, whatsupBesidePublished, formatWhatsupPublished } = await analysisLib();
+        const { readPaperTables } = await import('../../formats/paper.js');
+        const results = await loadAllResults(o.results);
+        for (const r of results) for (const w of r.warnings) notice(`warning: ${w}`);
+        const table = buildWhatsupTable(results);
+        for (const w of table.warnings) notice(`warning: ${w}`);
+        const published = whatsupBesidePublished(table.rows, await readPaperTables());
+        if (o.json) return printJson({ ...table, published });
+        process.stdout.write(formatWhatsupTable(table) + '\n');
+        if (published.length > 0) process.stdout.write('\n' + formatWhatsupPublished(published) + '\n');
       }),
     );
 
@@ -189,10 +213,11 @@ export function registerAnalyze(program: Command): void {
         const { loadAllResults } = await import('../../analysis/load-results.js');
         const { relabelResults } = await import('../../report/relabel.js');
         const loaded = await loadAllResults(o.results);
-        const { models, regression, skipped } = await relabelResults(loaded, o.before, o.after, { y: o.y, x: o.x, resamples: o.resamples });
+        const { models, regression, skipped, left_out } = await relabelResults(loaded, o.before, o.after, { y: o.y, x: o.x, resamples: o.resamples });
         for (const dir of skipped) notice(`warning: ${dir}: no grounding-items.jsonl (skipped)`);
+        for (const m of left_out) notice(`warning: ${m.label} left out of the regression: ${m.reason}`);
         if (models.length === 0) throw new GsrError('no results folder has grounding-items.jsonl');
-        const result = { before: o.before, after: o.after, models, regression };
+        const result = { before: o.before, after: o.after, models, regression, left_out };
         if (o.out) await writeJsonAtomic(o.out, result);
         if (o.json) return printJson(result);
         const pct = (v: number | null) => (v === null ? '    -' : (100 * v).toFixed(1).padStart(5));
@@ -207,7 +232,7 @@ export function registerAnalyze(program: Command): void {
           process.stdout.write(`${m.model}\tavg\t${pct(m.avg_before)}\t${pct(m.avg_after)}${ci}\n`);
         }
         const r = regression;
-        const fit = (f: typeof r.before) => (f ? `slope ${f.slope.toFixed(3)}, p = ${f.p.toPrecision(3)}, R² = ${f.r2.toFixed(3)}` : 'not fitted (fewer than 3 models)');
+        const fit = (f: typeof r.before) => (f ? `slope ${f.slope.toFixed(3)}, p = ${formatP(f.p)}, R² = ${f.r2.toFixed(3)}` : 'not fitted (fewer than 3 models)');
         process.stdout.write(`regression ${r.y} ~ ${r.x} across ${r.models.length} models\n  before review: ${fit(r.before)}\n  after review:  ${fit(r.after)}\n`);
         if (r.same_conclusion !== null) process.stdout.write(`  conclusion at p < 0.05: ${r.same_conclusion ? 'unchanged' : 'CHANGED'}\n`);
       }, (o) => ({ files: [o.out] })),

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
 import { choiceOption, collect, deprecatedOption, parseNumber, parsePositiveInt } from '../parsers.js';
 import type { AnnotateTarget } from '../../annotate/index.js';
-import type { Device, Precision } from '../../perception/types.js';
+import { ALPHA_RULES, GREY16_RULES, ICC_RULES, type AlphaRule, type Device, type Grey16Rule, type IccRule, type Precision } from '../../perception/types.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
 import { createProgress, type Progress } from '../../util/progress.js';
@@ -24,6 +24,9 @@ interface AnnotateCliOptions {
   lowMemory?: boolean;
   lowMemoryChunk?: number;
   flushDenormals?: boolean;
+  decodeAlpha: string;
+  decodeGrey16: string;
+  decodeIcc: string;
   modelsDir: string;
   boxThreshold?: number;
   textThreshold?: number;
@@ -103,6 +106,9 @@ export function registerAnnotate(program: Command): void {
     .option('--low-memory', 'one model in memory at a time: images go through the models in chunks, model by model (docs/perception.md, "Memory")')
     .option('--low-memory-chunk <n>', 'with --low-memory: images per chunk (default 16)', parsePositiveInt)
     .option('--flush-denormals', FLUSH_DENORMALS_HELP)
+    .addOption(choiceOption('--decode-alpha <rule>', 'images with alpha: drop it, as Transformers\' load_image, or composite on white (recorded in info.models; docs/perception.md, "Decoding")', ALPHA_RULES, 'drop'))
+    .addOption(choiceOption('--decode-grey16 <rule>', '16-bit grey images: clip above 255, as load_image, or keep the high byte (recorded in info.models; docs/perception.md, "Decoding")', GREY16_RULES, 'clip'))
+    .addOption(choiceOption('--decode-icc <rule>', 'images with an ICC profile: ignore it, as load_image, or convert to sRGB through it (recorded in info.models; docs/perception.md, "Decoding")', ICC_RULES, 'ignore'))
     .option('--models-dir <dir>', 'folder holding the model files', 'models')
     .option('--box-threshold <x>', 'detector box threshold (GroundingDINO default 0.35)', parseNumber)
     .option('--text-threshold <x>', 'detector text threshold (GroundingDINO default 0.25)', parseNumber)
@@ -162,6 +168,7 @@ export function registerAnnotate(program: Command): void {
             lowMemory: o.lowMemory ?? false,
             lowMemoryChunk: o.lowMemoryChunk,
             session: o.flushDenormals ? { denormalAsZero: true } : undefined,
+            decode: { alpha: o.decodeAlpha as AlphaRule, grey16: o.decodeGrey16 as Grey16Rule, icc: o.decodeIcc as IccRule },
             params: modelParams(o),
             batch: o.batch,
             overlays: o.overlays ?? false,

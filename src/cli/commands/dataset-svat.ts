@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
-import { integerIn, listOf, parsePositiveInt, parseSeed } from '../parsers.js';
+import { choiceOption, integerIn, listOf, parsePositiveInt, parseSeed } from '../parsers.js';
 import { createProgress } from '../../util/progress.js';
 
 export function registerSvatSynth(synth: Command): void {
@@ -11,7 +11,7 @@ export function registerSvatSynth(synth: Command): void {
     .description('Generate SVAT items: K balanced yes/no demonstrations and a query, one item per line (docs/svat.md)')
     .requiredOption('--out <dir>', 'output folder (items.jsonl, context.json, images/)')
     .option('--background <sets>', 'background sets, comma-separated: I1 white, I2 a colour, I3 textures, I4 synthetic rooms, I5 photos', listOf(['I1', 'I2', 'I3', 'I4', 'I5']), ['I1'])
-    .option('--objects <sets>', 'object sets, comma-separated: shape, tshape (textured shapes), objects (3-D kinds)', listOf(['shape', 'tshape', 'objects']), ['shape'])
+    .option('--objects <sets>', "object sets, comma-separated: shape, tshape (the paper's shapes, plain or textured), objects (this toolkit's own extra set of 3-D kinds)", listOf(['shape', 'tshape', 'objects']), ['shape'])
     .option('--distractors <m>', 'objects per image M, the target included, comma-separated: 1, 3', listOf(['1', '3']), ['1'])
     .option('--text <modes>', 'question text, comma-separated: none (a word for "fiducial"), guide (the object\'s name)', listOf(['none', 'guide']), ['none'])
     .option('--shots <k>', 'demonstrations per item (even: half yes, half no)', integerIn(0, 32), 4)
@@ -19,14 +19,17 @@ export function registerSvatSynth(synth: Command): void {
     .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
     .option('--width <px>', 'image width', parsePositiveInt, 512)
     .option('--height <px>', 'image height', parsePositiveInt, 512)
-    .option('--photos <dir>', "I5 photographs (default: the shipped What'sUp sample)")
+    .option('--photos <dir>', 'I5 photographs (default: rendered scenes stand in; the repository holds no photos)')
+    .addOption(choiceOption('--colours <mode>', "random: the paper's uniform RGB shapes and I3-textured tshapes; palette: fixed hues the label check can find", ['random', 'palette'], 'random'))
+    .addOption(choiceOption('--placement <mode>', "paper: Algorithm 1's centres over the whole image (objects may be clipped); boxed: whole boxes inside the image and off the line", ['paper', 'boxed'], 'paper'))
+    .addOption(choiceOption('--distractor-placement <mode>', 'label-side: distractors on the label\'s side too, as Algorithm 1 is written; anywhere: only the target is', ['label-side', 'anywhere'], 'label-side'))
     .option('--json', 'print the result as JSON')
     .action(
-      action(async (opts: { out: string; background: string[]; objects: string[]; distractors: string[]; text: string[]; shots: number; count: number; seed: number; width: number; height: number; photos?: string; json?: boolean }) => {
+      action(async (opts: { out: string; background: string[]; objects: string[]; distractors: string[]; text: string[]; shots: number; count: number; seed: number; width: number; height: number; photos?: string; colours: string; placement: string; distractorPlacement: string; json?: boolean }) => {
         const { generateBenchmark } = await import('../../benchmarks/index.js');
         const out = resolve(opts.out);
-        const { json, distractors, photos, ...rest } = opts;
-        const settings = { ...rest, distractors: distractors.map(Number), ...(photos ? { photos: resolve(photos) } : {}) };
+        const { json, distractors, photos, distractorPlacement, ...rest } = opts;
+        const settings = { ...rest, distractors: distractors.map(Number), distractor_placement: distractorPlacement, ...(photos ? { photos: resolve(photos) } : {}) };
         let progress: ReturnType<typeof createProgress> | undefined;
         const started = Date.now();
         const r = await generateBenchmark('svat', settings, out, (done, total) => {

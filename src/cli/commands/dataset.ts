@@ -2,11 +2,12 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
 import { choiceOption, integerIn, parseIntList, parsePositiveInt, parseSeed } from '../parsers.js';
-import { importWhatsupToManifest, synthesizeDataset, WHATSUP_FILES } from '../../datasets/index.js';
+import { importWhatsupToManifest, synthesizeDataset, writeWhatsupLayout, WHATSUP_FILES } from '../../datasets/index.js';
 import { notice } from '../../util/log.js';
 import { createProgress } from '../../util/progress.js';
 import { GsrError } from '../../util/errors.js';
 import { registerSvatSynth } from './dataset-svat.js';
+import { importEtPlanCommand, registerEtPlanSynth } from './dataset-et-plan.js';
 
 function countTable(counts: Record<string, number>): string {
   const rows = Object.entries(counts);
@@ -32,7 +33,7 @@ export function registerDataset(program: Command): void {
   dataset
     .command('import')
     .description("Import a benchmark's files into a manifest (JSONL)")
-    .argument('<format>', 'dataset format: whatsup, or a benchmark plug-in (vsp)')
+    .argument('<format>', 'dataset format: whatsup, et-plan (ET-Plan-Bench\'s released task files, as text), or a benchmark plug-in (vsp)')
     .requiredOption('--root <dir>', "What'sUp data folder (holding the JSON files) or the folder holding data/; for a benchmark, its published copy")
     .requiredOption('--out <path>', 'manifest to write (JSONL); for a benchmark, the folder for items.jsonl and context.json')
     .option('--splits <list>', `comma-separated splits to read; each file must exist (${WHATSUP_FILES.map((s) => s.split).join(', ')})`)
@@ -41,6 +42,8 @@ export function registerDataset(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(
       action(async (format: string, opts: { root: string; out: string; splits?: string; skipInvalid?: boolean; sizes: boolean; json?: boolean }) => {
+        // ET-Plan-Bench's released files are text records of their own (released-tasks.jsonl), not items.
+        if (format === 'et-plan') return importEtPlanCommand(opts);
         if (format !== 'whatsup') {
           const { benchmarks, importBenchmark } = await import('../../benchmarks/index.js');
           if (!benchmarks.has(format)) throw new GsrError(`unknown dataset format "${format}" (known: whatsup, ${benchmarks.names().join(', ')})`);
@@ -96,6 +99,8 @@ export function registerDataset(program: Command): void {
   });
   registerSnorkelSynth(synth);
   registerSvatSynth(synth);
+  registerEtPlanSynth(synth);
+  registerLayoutSynth(synth);
 }
 
 function registerSnorkelSynth(synth: Command): void {
@@ -120,5 +125,41 @@ function registerSnorkelSynth(synth: Command): void {
         if (json) printJson({ ...r, settings, seconds });
         else process.stdout.write(`${benchmarkCountTable(r.counts)}\nwrote ${r.items} snorkel-spatial items to ${r.out} (${seconds.toFixed(2)} s)\n`);
       }, (o) => ({ folders: [o.out] })),
+    );
+}
+
+/** Samples in a published benchmark's folder layout, made by this project (for `gsr dataset import`). */
+function registerLayoutSynth(synth: Command): void {
+  synth
+    .command('whatsup-layout')
+    .description("Render a small sample in What'sUp's folder layout (OUT/data: the six official JSON files and their images; OUT/annotations.json: exact boxes) to import with `gsr dataset import whatsup`")
+    .requiredOption('--out <dir>', 'output folder (the files go in OUT/data)')
+    .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
+    .option('--width <px>', 'image width', parsePositiveInt, 320)
+    .option('--height <px>', 'image height', parsePositiveInt, 240)
+    .option('--json', 'print the result as JSON')
+    .action(
+      action(async (opts: { out: string; seed: number; width: number; height: number; json?: boolean }) => {
+        const r = await writeWhatsupLayout(resolve(opts.out), opts);
+        if (opts.json) printJson(r);
+        else process.stdout.write(`${countTable(r.records)}\nwrote ${r.images} images and the six What'sUp files to ${r.dataDir}, their exact boxes to ${r.annotations}\n`);
+      }),
+    );
+  synth
+    .command('vsp-layout')
+    .description('Generate a small sample in VSP\'s folder layout (every task and level: maps, pictures, texts, examples, prompt templates) to import with `gsr dataset import vsp`')
+    .requiredOption('--out <dir>', 'output folder (absent or empty)')
+    .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 1)
+    .option('--items <n>', 'items per task and level', integerIn(1, 100), 2)
+    .option('--examples <n>', 'in-context examples per task and level', integerIn(1, 8), 2)
+    .option('--json', 'print the result as JSON')
+    .action(
+      action(async (opts: { out: string; seed: number; items: number; examples: number; json?: boolean }) => {
+        const { writeVspLayout } = await import('../../benchmarks/vsp/layout.js');
+        const out = resolve(opts.out);
+        const r = await writeVspLayout(out, { seed: opts.seed, items: opts.items, examples: opts.examples });
+        if (opts.json) printJson({ out, ...r });
+        else process.stdout.write(`wrote ${r.files} files in VSP's layout to ${out}\n`);
+      }),
     );
 }

@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
 import { getManifest, listManifests, MANIFEST_DIR } from '../../perception/manifest.js';
-import { pullModel } from '../../perception/pull.js';
+import { modelsLockPath } from '../../formats/models-lock.js';
+import { pullModel, type PulledFile } from '../../perception/pull.js';
 import { listModels, verifyInstalled, verifyPath } from '../../perception/store.js';
 import { GsrError } from '../../util/errors.js';
 
@@ -25,6 +26,15 @@ function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 }
+
+/** How `models pull` says a file was checked. */
+const CHECKS: Record<PulledFile['verified'], string> = {
+  manifest: 'sha256 ok',
+  'hub-sha256': "sha256 ok (the hub's)",
+  'hub-git-sha1': "git blob sha1 ok (the hub's)",
+  lock: 'sha256 ok (the lock\'s)',
+  none: 'not verified (no hash known)',
+};
 
 function common(cmd: Command): Command {
   return cmd
@@ -49,20 +59,22 @@ export function registerModels(program: Command): void {
     }),
   );
 
-  common(models.command('pull').description('Download a model into <models-dir>/<id>/ (resumes; checks size and sha256)'))
+  common(models.command('pull').description("Download a model into <models-dir>/<id>/ from its pinned revision (resumes; checks size and sha256, records them in <models-dir>/models.lock.json)"))
     .argument('<id>', 'model id (see `gsr models list`)')
+    .option('--update', 'take files that differ from the lock and rewrite it (installed files are checked against the hub too)')
     .action(
-      action(async (id: string, opts: CommonOpts) => {
+      action(async (id: string, opts: CommonOpts & { update?: boolean }) => {
         const manifest = await getManifest(id, manifestDirOf(opts));
-        const files = await pullModel(manifest, resolve(opts.modelsDir));
+        const modelsDir = resolve(opts.modelsDir);
+        const files = await pullModel(manifest, modelsDir, { update: opts.update });
         if (opts.json) {
-          printJson({ id, files });
+          printJson({ id, lock: modelsLockPath(modelsDir), files });
           return;
         }
         for (const f of files) {
-          const check = f.sha256Verified ? 'sha256 ok' : 'sha256 not verified (none known)';
-          process.stdout.write(`${f.action.padEnd(10)} ${f.path} (${mib(f.bytes)}, ${check})\n`);
+          process.stdout.write(`${f.action.padEnd(10)} ${f.path} (${mib(f.bytes)}, ${CHECKS[f.verified]}, revision ${f.revision ?? 'unknown'})\n`);
         }
+        process.stdout.write(`lock: ${modelsLockPath(modelsDir)}\n`);
       }, (id, o) => ({ inside: [join(o.modelsDir, id)] })),
     );
 

@@ -7,6 +7,7 @@ import { formatSummaryTable } from '../../pipeline/summary.js';
 const pipelineLib = () => import('../../pipeline/index.js');
 import { notice } from '../../util/log.js';
 import { action, printJson } from '../action.js';
+import { formatP } from '../../util/stats.js';
 
 const pct = (v: number | null) => (v === null ? '-' : `${(100 * v).toFixed(1)}%`);
 
@@ -15,18 +16,24 @@ function resultText(r: PipelineResult): string {
   const lines = [`pipeline ${r.name}: ${r.stages.length} stages (${ran} ran, ${r.stages.length - ran} unchanged) in ${r.seconds.toFixed(1)} s`];
   if (r.perception) lines.push(`perception: ${r.perception}`);
   for (const m of r.skipped_models) lines.push(`model ${m.name} not run: ${m.reason}`);
-  if (r.rows.length > 0) lines.push('', 'CircularEval and Avg G-Score, % (DAP: with hint, without in brackets)', formatSummaryTable(r.rows), '');
+  for (const x of r.skipped_sections ?? []) lines.push(`${x.name} not run: ${x.reason}; ${x.how}`);
+  if (r.rows.length > 0) {
+    lines.push('', 'CircularEval and Avg G-Score, % (DAP: with hint, without in brackets; unparsed: grounding answers no rule could read)', formatSummaryTable(r.rows));
+    for (const w of r.warnings) lines.push(`warning: ${w}`);
+    lines.push('');
+  }
   const g = r.regression;
   if (g) {
     lines.push(
       g.slope === null
         ? `regression ${g.y} ~ ${g.x}: not fitted (${g.note})`
-        : `regression ${g.y} ~ ${g.x} across ${g.models} models: slope ${g.slope.toFixed(3)}, p = ${g.p?.toPrecision(3)}, R² = ${g.r2?.toFixed(3)}`,
+        : `regression ${g.y} ~ ${g.x} across ${g.models} models: slope ${g.slope.toFixed(3)}, p = ${formatP(g.p)}, R² = ${g.r2?.toFixed(3)}`,
     );
+    for (const m of g.left_out ?? []) lines.push(`  left out: ${m.label}: ${m.reason}`);
     const s = g.simulated;
     if (s) {
       lines.push(`simulated answerers (seeded stand-ins, not models): ${s.models.join(', ')}`);
-      if (s.slope !== null) lines.push(`  their own regression: slope ${s.slope.toFixed(3)}, p = ${s.p?.toPrecision(3)}`);
+      if (s.slope !== null) lines.push(`  their own regression: slope ${s.slope.toFixed(3)}, p = ${formatP(s.p)}`);
       if (s.true_slope !== null) {
         lines.push(
           `  true effect built in: slope ${s.true_slope.toFixed(3)} (CircularEval ${pct(s.all_hits)} with every box a hit, ${pct(s.all_misses)} with every box a miss, ${pct(s.reasoning_error)} reasoning errors)`,
@@ -102,7 +109,7 @@ export function registerPipeline(program: Command): void {
         if (o.json) printJson({ ...loaded, stages: buildStages(loaded.config).map((s) => s.name) });
         else {
           const stages = buildStages(loaded.config).map((s) => s.name).join(' -> ');
-          const skipped = loaded.skippedModels.map((m) => `; model ${m.name} not run (${m.reason})`).join('');
+          const skipped = [...loaded.skippedModels.map((m) => `; model ${m.name} not run (${m.reason})`), ...loaded.skippedSections.map((x) => `; ${x.name} not run (${x.reason})`)].join('');
           process.stdout.write(`${file}: ok (${stages}; models: ${loaded.config.models.map((m) => m.name).join(', ') || 'none'}${skipped})\n`);
         }
       }),

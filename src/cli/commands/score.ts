@@ -8,8 +8,12 @@ import { readResponseFile } from '../../formats/responses.js';
 import type { SkippedRecord } from '../../util/jsonl.js';
 import {
   BOX_FORMATS,
-  boxFormatForModel,
+  describeBoxFormat,
+  groundingUnparsed,
   parseInputSizeSpec,
+  reasoningUnparsed,
+  resolveBoxFormat,
+  unparsedWarning,
   scoreGrounding,
   scoreReasoning,
   writeGroundingResults,
@@ -41,7 +45,7 @@ export function registerScore(program: Command): void {
 
   score
     .command('reasoning')
-    .description('CircularEval and VanillaEval accuracy of TG, MC or DAP responses (Table 1)')
+    .description("CircularEval and VanillaEval accuracy of TG, MC or DAP responses (Table 1), and What'sUp's own metrics on Controlled A and B")
     .requiredOption('--prompts <file>', 'prompts (JSONL) the responses answer')
     .requiredOption('--responses <file>', 'responses (JSONL: key, output, status)')
     .addOption(choiceOption('--mode <mode>', 'circular, vanilla or both', MODES, 'both'))
@@ -58,13 +62,22 @@ export function registerScore(program: Command): void {
         const { result, items } = scoreReasoning(prompts, responses, { mode: o.mode, model: o.model });
         if (items.length === 0) throw new GsrError(`${o.prompts}: no TG, MC or DAP prompts (grounding prompts are scored by "gsr score grounding")`);
         if (result.unmatched_responses > 0) notice(`${result.unmatched_responses} responses match no prompt key (ignored)`);
+        const warning = unparsedWarning(result.model, result.task, reasoningUnparsed(result, items));
+        if (warning) notice(`warning: ${warning}`);
         const dir = resolve(o.out ?? join('results', folderName(result.model)));
         const paths = await writeReasoningResults(dir, result, items);
         if (o.json) return printJson(result);
         for (const [split, c] of Object.entries(result.splits)) {
           process.stdout.write(`${split.padEnd(12)} n=${c.n} circular=${pct(c.circular)} vanilla=${pct(c.vanilla)} unparsed=${c.unparsed}\n`);
         }
-        process.stdout.write(`total average: circular=${pct(result.total_average.circular)} vanilla=${pct(result.total_average.vanilla)}\nwrote ${paths.join(', ')}\n`);
+        process.stdout.write(`total average: circular=${pct(result.total_average.circular)} vanilla=${pct(result.total_average.vanilla)}\n`);
+        for (const [split, w] of Object.entries(result.whatsup ?? {})) {
+          process.stdout.write(
+            `${split.padEnd(12)} What'sUp metrics (mean of ${w.passes} pass(es)): individual=${pct(w.individual)} pair=${pct(w.pair)} set=${pct(w.set)}; ` +
+              `every rotation right: individual=${pct(w.circular.individual)} pair=${pct(w.circular.pair)} set=${pct(w.circular.set)}\n`,
+          );
+        }
+        process.stdout.write(`wrote ${paths.join(', ')}\n`);
       }, (o) => ({ inside: [o.out ?? 'results'] })),
     );
 
@@ -74,7 +87,7 @@ export function registerScore(program: Command): void {
     .requiredOption('--responses <file>', 'grounding responses (JSONL: key, output, item, role)')
     .requiredOption('--annotations <file>', 'COCO annotation file (images[].item_id, annotations[].role)')
     .option('--iou <t>', 'IoU threshold for a hit, in (0, 1]', numberIn(0, 1), 0.5)
-    .addOption(choiceOption('--box-format <name>', 'box format (default: from the model name, else auto)', [...BOX_FORMATS, 'auto']))
+    .addOption(choiceOption('--box-format <name>', 'box format (default: the family of the model name, else auto; auto too reads the family first)', [...BOX_FORMATS, 'auto']))
     .option('--image-size <spec>', 'qwen2.5-vl input size: WxH, or smart-resize[:minPixels:maxPixels] per image (default smart-resize)', fromLibrary(parseInputSizeSpec))
     .option('--llava-padded', 'llava: boxes are relative to the padded square image (LLaVA-1.5)')
     .option('--model <name>', 'score only this model (needed when the file holds several)')
@@ -88,20 +101,20 @@ export function registerScore(program: Command): void {
         reportSkipped(skipped);
         const coco = await readCocoFile(o.annotations);
         const model = o.model ?? responses.find((r) => r.role)?.model ?? 'unknown';
-        let boxFormat = o.boxFormat;
-        if (boxFormat === undefined) {
-          boxFormat = boxFormatForModel(model) ?? 'auto';
-          notice(`box format: ${boxFormat} (${boxFormat === 'auto' ? `no rule for model "${model}"; guessing per answer` : `declared for model "${model}"`})`);
-        }
-        const { result, items } = scoreGrounding(responses, coco, { boxFormat, iou: o.iou, inputSize, llavaPadded: o.llavaPadded, model: o.model });
+        const resolved = resolveBoxFormat(o.boxFormat, model);
+        notice(describeBoxFormat(model, resolved));
+        const { result, items } = scoreGrounding(responses, coco, { boxFormat: resolved.format, iou: o.iou, inputSize, llavaPadded: o.llavaPadded, model: o.model });
         if (result.no_annotation > 0) notice(`${result.no_annotation} responses ask for objects with no annotation (not scored)`);
+        const count = groundingUnparsed(result);
+        const warning = unparsedWarning(result.model, 'grounding', count);
+        if (warning) notice(`warning: ${warning}`);
         const dir = resolve(o.out ?? join('results', folderName(result.model)));
         const paths = await writeGroundingResults(dir, result, items);
         if (o.json) return printJson(result);
         for (const [col, c] of Object.entries(result.columns)) {
           process.stdout.write(`${col.padEnd(20)} n=${c.n} g-score=${pct(c.accuracy)} mean_iou=${c.mean_iou?.toFixed(3) ?? '-'} unparsed=${c.unparsed} missing=${c.missing}\n`);
         }
-        process.stdout.write(`avg g-score: ${pct(result.avg_g_score)}\nwrote ${paths.join(', ')}\n`);
+        process.stdout.write(`avg g-score: ${pct(result.avg_g_score)} (${count.unparsed} of ${count.total} answers unparsed, ${count.missing} missing)\nwrote ${paths.join(', ')}\n`);
       }, (o) => ({ inside: [o.out ?? 'results'] })),
     );
 }

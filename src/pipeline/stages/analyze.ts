@@ -29,6 +29,8 @@ export interface AnalyzeStageSummary {
   p: number | null;
   r2: number | null;
   note: string | null;
+  /** Models the regression left out, with why (no metric, or a G-Score from answers mostly without a box). */
+  left_out?: { label: string; reason: string }[];
   /** The regression across the simulated answerers alone, beside the true effect they were built with. */
   simulated: SimulatedFamilySummary | null;
 }
@@ -108,11 +110,13 @@ export function analyzeStage(config: PipelineConfig): Stage {
       } catch (err) {
         note = errorMessage(err);
       }
+      const leftOut = table?.skipped ?? [];
       const simulated = await simulatedFamily(config, results, y, x, ctx.input('prompts'), join(ctx.input('annotate'), ANNOTATIONS_FILE));
-      await writeJsonAtomic(join(ctx.dir, ANALYSIS_FILE), { regression: { y, x, table, fit, note }, simulated });
+      await writeJsonAtomic(join(ctx.dir, ANALYSIS_FILE), { regression: { y, x, table, fit, note, left_out: leftOut }, simulated });
       const slope = fit?.coefficients?.find((c) => c.name === x) ?? null;
       if (note) ctx.notice(`no regression: ${note}`);
-      return { y, x, models: table?.labels.length ?? 0, slope: slope?.estimate ?? null, p: slope?.p ?? null, r2: fit?.r2 ?? null, note, simulated };
+      for (const m of leftOut) ctx.notice(`warning: ${m.label} left out of the regression: ${m.reason}`);
+      return { y, x, models: table?.labels.length ?? 0, slope: slope?.estimate ?? null, p: slope?.p ?? null, r2: fit?.r2 ?? null, note, left_out: leftOut, simulated };
     },
   };
 }

@@ -50,6 +50,10 @@ export function annotatorModels(config: PipelineConfig) {
     params: Object.fromEntries(
       Object.entries({ box_threshold: m?.box_threshold, text_threshold: m?.text_threshold, score_threshold: m?.score_threshold }).filter(([, v]) => v !== undefined),
     ) as Record<string, number>,
+    // Only when asked for, so the stage hash of a pipeline that decodes as the reference is unchanged.
+    ...(m?.decode_alpha !== undefined || m?.decode_grey16 !== undefined || m?.decode_icc !== undefined
+      ? { decode: { alpha: m.decode_alpha, grey16: m.decode_grey16, icc: m.decode_icc } }
+      : {}),
   };
 }
 
@@ -79,7 +83,7 @@ async function runAnnotator(config: PipelineConfig, ctx: StageContext, manifest:
   // With `queue:` the images go to queue workers; the module (and Redis) is loaded only then.
   const executor = config.queue && (await import('../../queue/index.js')).queueAnnotateExecutor({ url: config.queue.url, shardSize: config.queue.shard_size, resume: true });
   const r = await annotate({
-    targets, outDir, detector: m.detector, segmenter: m.segmenter, depth: m.depth, modelsDir: m.modelsDir, device: m.device, params: m.params, executor: executor || undefined,
+    targets, outDir, detector: m.detector, segmenter: m.segmenter, depth: m.depth, modelsDir: m.modelsDir, device: m.device, params: m.params, decode: m.decode, executor: executor || undefined,
     progress: { tick: (n, failed) => ctx.progress.tick(n, failed), stop() {} }, signal: ctx.signal,
     lock: false, // the engine holds the lock of the whole output folder
   });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { answerers, RunStore, runPrompts, toResponseRecord, type AnswererOptions, type GenerationSettings, type RunSummary } from '../../mllm/index.js';
 import { readJsonl } from '../../util/jsonl.js';
 import { writeResponseFile } from '../../formats/responses.js';
-import type { ModelConfig, PipelineConfig, PipelineTask } from '../../formats/pipeline.js';
+import { modelFolder, type ModelConfig, type PipelineConfig, type PipelineTask } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
 import { sha256File } from '../../util/hash.js';
 import { promptFileFor } from './prompts.js';
@@ -99,7 +99,7 @@ export function answerStage(config: PipelineConfig): Stage {
             await answerer.close?.();
           }
           await writeResponseFile(
-            join(ctx.dir, model.name, RESPONSES_FILE),
+            join(ctx.dir, modelFolder(model.name), RESPONSES_FILE),
             (function* () {
               for (const row of store.responses({ model: model.name, settings: store.registerSettings(settings) })) {
                 if (!keys.has(row.key)) continue;

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { buildPromptFile, type BuildPromptsSummary } from '../../prompts/index.js';
-import type { ModelConfig, PipelineConfig, PipelineTask } from '../../formats/pipeline.js';
+import { modelFolder, type ModelConfig, type PipelineConfig, type PipelineTask } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
 import { sha256File } from '../../util/hash.js';
 import { ANNOTATIONS_FILE } from '../../formats/coco.js';
@@ -19,7 +19,7 @@ export interface PromptsStageSummary {
 
 /** The prompt file a model reads for a task, relative to the prompts stage folder. */
 export function promptFileFor(model: Pick<ModelConfig, 'name' | 'templates'>, task: PipelineTask): string {
-  return model.templates ? `${model.name}/${task}.jsonl` : `${task}.jsonl`;
+  return model.templates ? `${modelFolder(model.name)}/${task}.jsonl` : `${task}.jsonl`;
 }
 
 export function promptsStage(config: PipelineConfig): Stage {
@@ -42,7 +42,7 @@ export function promptsStage(config: PipelineConfig): Stage {
       for (const set of sets) {
         summary.files[set.name] = {};
         for (const task of p.tasks) {
-          const rel = set.name ? `${set.name}/${task}.jsonl` : `${task}.jsonl`;
+          const rel = set.name ? `${modelFolder(set.name)}/${task}.jsonl` : `${task}.jsonl`;
           const r: BuildPromptsSummary = await buildPromptFile({
             manifest, task, out: join(ctx.dir, rel), annotations, permutations: p.permutations, templatesFile: set.templates, model: set.model,
             baseTask: task === 'dap' ? p.dap.base_task : undefined, depthStat: p.dap.depth_stat, relations: task === 'dap' ? p.dap.relations : undefined,

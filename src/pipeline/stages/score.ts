@@ -10,19 +10,24 @@ import { readPromptFile, type PromptRecord } from '../../formats/prompts.js';
 import { readResponseFile, type ResponseRecord } from '../../formats/responses.js';
 import type { SkippedRecord } from '../../util/jsonl.js';
 import {
-  boxFormatForModel,
+  describeBoxFormat,
+  groundingUnparsed,
   indexGroundTruth,
   indexPrompts,
   scoreGrounding,
+  reasoningUnparsed,
+  resolveBoxFormat,
   scoreReasoning,
+  unparsedWarning,
   writeGroundingResults,
   writeReasoningResults,
   type BoxFormatOption,
+  type BoxFormatSource,
   type GroundTruthIndex,
   type PromptIndex,
   type ReasoningMode,
 } from '../../scoring/index.js';
-import type { ModelConfig, PipelineConfig } from '../../formats/pipeline.js';
+import { modelFolder, type ModelConfig, type PipelineConfig } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
 import { RESPONSES_FILE, modelTasks } from './answer.js';
 import { promptFileFor } from './prompts.js';
@@ -35,6 +40,12 @@ export interface ModelScoreSummary {
   /** Avg G-Score, or null without grounding prompts. */
   g_score: number | null;
   box_format: string | null;
+  /** Where the box format came from: declared, the model id's family, or `auto` guessing. */
+  box_format_source?: BoxFormatSource;
+  /** Grounding objects, and the answers that gave no box (unparsed) or never came (missing). */
+  grounding?: { objects: number; unparsed: number; missing: number } | null;
+  /** More than 10% of a task's answers unparsed, one line each. */
+  warnings?: string[];
   skipped_records: number;
 }
 
@@ -44,12 +55,17 @@ export interface ScoreStageSummary {
   dirs: string[];
 }
 
-/** The box format a model's grounding answers are read in: declared, else its family's, else `auto`. */
-export function boxFormatOf(model: ModelConfig): BoxFormatOption {
-  if (model.box_format) return model.box_format as BoxFormatOption;
-  if (['random', 'always-first', 'geometric', 'simulated'].includes(model.kind)) return GRID_BOX_FORMAT;
-  return boxFormatForModel(model.model ?? model.name) ?? 'auto';
+/**
+ * The box format a model's grounding answers are read in: declared, else its family's from the model
+ * id, else `auto` (resolveBoxFormat: a declared `auto` never overrides a known family). The baselines
+ * write the grid format unless told otherwise.
+ */
+export function boxFormatOf(model: ModelConfig): { format: BoxFormatOption; source: BoxFormatSource } {
+  if (BASELINE_KINDS.includes(model.kind) && (!model.box_format || model.box_format === 'auto')) return { format: GRID_BOX_FORMAT, source: 'declared' };
+  return resolveBoxFormat(model.box_format, model.model ?? model.name);
 }
+
+const BASELINE_KINDS = ['random', 'always-first', 'geometric', 'simulated'];
 
 export function scoreStage(config: PipelineConfig): Stage {
   const mode: ReasoningMode = config.metrics.reasoning.length === 2 ? 'both' : config.metrics.reasoning[0];
@@ -57,7 +73,7 @@ export function scoreStage(config: PipelineConfig): Stage {
     name: 'score',
     code: [import.meta.url],
     after: ['prompts', 'annotate', 'answer'],
-    settings: { mode, iou: config.metrics.iou, models: config.models.map((m) => ({ name: m.name, tasks: modelTasks(m, config), box: boxFormatOf(m), templates: !!m.templates })), dap: config.prompts.dap.base_task },
+    settings: { mode, iou: config.metrics.iou, models: config.models.map((m) => ({ name: m.name, tasks: modelTasks(m, config), box: boxFormatOf(m).format, templates: !!m.templates })), dap: config.prompts.dap.base_task },
     async run(ctx): Promise<ScoreStageSummary> {
       const promptsDir = ctx.input('prompts');
       const answersDir = ctx.input('answer');
@@ -68,14 +84,23 @@ export function scoreStage(config: PipelineConfig): Stage {
       for (const model of config.models) {
         const tasks = modelTasks(model, config);
         const skipped: SkippedRecord[] = [];
-        const responses: ResponseRecord[] = await readResponseFile(join(answersDir, model.name, RESPONSES_FILE), skipped);
-        const dir = join(ctx.dir, model.name);
+        const folder = modelFolder(model.name);
+        const responses: ResponseRecord[] = await readResponseFile(join(answersDir, folder, RESPONSES_FILE), skipped);
+        const dir = join(ctx.dir, folder);
         const prompts = async (task: (typeof tasks)[number]): Promise<PromptRecord[]> => readPromptFile(join(promptsDir, promptFileFor(model, task)), skipped);
-        const m: ModelScoreSummary = { name: model.name, reasoning: {}, g_score: null, box_format: null, skipped_records: 0 };
+        const warnings: string[] = [];
+        const m: ModelScoreSummary = { name: model.name, reasoning: {}, g_score: null, box_format: null, grounding: null, warnings, skipped_records: 0 };
+        const warn = (w: string | null) => {
+          if (w === null) return;
+          warnings.push(w);
+          ctx.notice(`warning: ${w}`);
+        };
         const write = async (variant: string, task: string, index: PromptIndex) => {
           const { result, items } = scoreReasoning(index, responses, { mode, model: model.name });
           await writeReasoningResults(variant ? join(dir, variant) : dir, result, items);
           m.reasoning[variant] = { circular: result.total_average.circular, vanilla: result.total_average.vanilla, task };
+          // '' repeats the primary task and 'nodap' a part of the base task: warn once per task.
+          if (variant !== '' && variant !== 'nodap') warn(unparsedWarning(model.name, task, reasoningUnparsed(result, items)));
         };
         const primary = tasks.includes('tg') ? 'tg' : tasks.includes('mc') ? 'mc' : null;
         for (const task of ['tg', 'mc'] as const) {
@@ -96,16 +121,21 @@ export function scoreStage(config: PipelineConfig): Stage {
         }
         if (tasks.includes('grounding')) {
           truth ??= indexGroundTruth(await readCocoFile(join(ctx.input('annotate'), ANNOTATIONS_FILE)));
-          const boxFormat = boxFormatOf(model);
-          const { result, items } = scoreGrounding(responses.filter((r) => r.role !== undefined), truth, { boxFormat, iou: config.metrics.iou, model: model.name });
+          const format = boxFormatOf(model);
+          if (!BASELINE_KINDS.includes(model.kind)) ctx.notice(`${model.name}: ${describeBoxFormat(model.model ?? model.name, format)}`);
+          const { result, items } = scoreGrounding(responses.filter((r) => r.role !== undefined), truth, { boxFormat: format.format, iou: config.metrics.iou, model: model.name });
           await writeGroundingResults(dir, result, items);
           m.g_score = result.avg_g_score ?? null;
-          m.box_format = boxFormat;
+          m.box_format = format.format;
+          m.box_format_source = format.source;
+          const count = groundingUnparsed(result);
+          m.grounding = { objects: count.total, unparsed: count.unparsed, missing: count.missing };
+          warn(unparsedWarning(model.name, 'grounding', count));
         }
         m.skipped_records = skipped.length;
         if (skipped.length > 0) ctx.notice(`${model.name}: ${skipped.length} unreadable records skipped (first: ${JSON.stringify(skipped[0])})`);
         summary.models.push(m);
-        summary.dirs.push(model.name);
+        summary.dirs.push(folder);
         ctx.progress.tick();
       }
       return summary;

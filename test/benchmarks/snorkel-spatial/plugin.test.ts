@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { benchmarks, generateBenchmark, loadItemSet, scoreModels, writeBenchPromptFile } from '../../../src/benchmarks/index.js';
 import { createOracle, createRandom } from '../../../src/benchmarks/snorkel-spatial/baselines.js';
 import { generateSnorkelItems } from '../../../src/benchmarks/snorkel-spatial/generate.js';
-import { answerAt, answerSpaceSize, oracleAnswer, parseSnorkelItem, QUERY_TYPES, type SnorkelItem } from '../../../src/benchmarks/snorkel-spatial/item.js';
+import { answerAt, answerKey, answerSpaceSize, oracleAnswer, parseSnorkelItem, QUERY_TYPES, type SnorkelItem } from '../../../src/benchmarks/snorkel-spatial/item.js';
 import { judgeSnorkel } from '../../../src/benchmarks/snorkel-spatial/judge.js';
 import { chanceByQuery } from '../../../src/benchmarks/snorkel-spatial/report.js';
 import { readBenchPrompts } from '../../../src/formats/chat-prompt.js';
@@ -61,6 +61,11 @@ describe('SnorkelSpatial generator', () => {
     expect(() => parseSnorkelItem({ ...good, width: 1 })).toThrow(/^SnorkelSpatial item ss-000000: width: /);
     expect(() => parseSnorkelItem({ ...good, actions: [{ actor: 'P7', move: 'FORWARD' }], level: '1' })).toThrow('P7 is not one of its particles');
     expect(() => parseSnorkelItem({ ...good, level: '3' })).toThrow('level 3 but 10 actions');
+    expect(() => parseSnorkelItem({ ...good, particles: [{ ...good.particles[0], at: [20.5, 0.5] }, ...good.particles.slice(1)] })).toThrow('P1 at (20.5, 0.5) is not the centre of a tile');
+    expect(() => parseSnorkelItem({ ...good, particles: [{ ...good.particles[0], at: [1, 0.5] }, ...good.particles.slice(1)] })).toThrow('is not the centre of a tile');
+    expect(() => parseSnorkelItem({ ...good, task: 'tile', query: { subject: 'B1' } })).toThrow('a tile query is about a particle, not the board');
+    expect(() => parseSnorkelItem({ ...good, task: 'relative-location', query: { subject: 'P1' } })).toThrow('a relative-location query needs "from"');
+    expect(() => parseSnorkelItem({ ...good, task: 'relative-location', query: { subject: 'P1', from: 'P1' } })).toThrow('two different particles');
     expect(() => parseSnorkelItem({ ...good, actions: [...good.actions.slice(1), { actor: 'BOARD', rotate: 45 }] })).toThrow(/^SnorkelSpatial item ss-000000: actions\.9/);
     expect(() => generateSnorkelItems({ count: 0 })).toThrow('SnorkelSpatial generation settings: count: ');
   });
@@ -70,7 +75,7 @@ describe('SnorkelSpatial prompts, judge and baselines', () => {
   const items = generateSnorkelItems({ count: 100, actions: [10, 50], seed: 3, board_width: 6 }).items;
   const byId = new Map(items.map((i) => [i.id, i]));
 
-  it('builds one text-only prompt per item, with a JSON schema naming the answer key', async () => {
+  it('builds one text-only prompt per item in the published sections, with a JSON schema naming the answer key', async () => {
     const b = benchmarks.get('snorkel-spatial');
     const s = await writeBenchPromptFile(b, items, {}, null, join(dir, 'prompts.jsonl'));
     expect(s).toMatchObject({ items: 100, prompts: 100, images: 0, skipped: [] });
@@ -79,24 +84,46 @@ describe('SnorkelSpatial prompts, judge and baselines', () => {
       expect(p.parts.map((x) => x.type)).toEqual(['text']);
       const key = Object.keys(byId.get(p.item)!.answer)[0];
       expect(p.response_format?.schema).toMatchObject({ required: [key] });
-      expect((p.parts[0] as { text: string }).text).toContain(`"${key}"`);
+      const text = (p.parts[0] as { text: string }).text;
+      expect(text).toContain(`\nKey: \`${key}\`\nType: `);
+      expect(text.split('\n').filter((l) => l.startsWith('# '))).toEqual(['# Initial States', '# Actions', '# Question', '# Response format - JSON schema']);
+      expect(text).toMatch(/\nThe actions are the following:\nFirst, .*\. Then, /);
+      expect(text).toContain(`Initially the board is at location (3.0, 3.0) and oriented towards north.`);
     }
-    expect((prompts[0].parts[0] as { text: string }).text).toContain('1. ');
+    // Both wordings of each kind of action occur.
+    const all = prompts.map((p) => (p.parts[0] as { text: string }).text).join('\n');
+    for (const re of [/move particle P\d (FORWARD|BACKWARD|LEFT|RIGHT) by 1 unit/, /particle P\d is moved \w+ by 1 unit/, /rotate board B1 by \d+ degrees/, /board B1 is rotated by \d+ degrees/]) expect(all).toMatch(re);
+    // Keys name the entity and the property; the board has a location and an orientation.
+    const keys = new Set(items.map((i) => answerKey(i)));
+    for (const k of ['board_B1_location', 'board_B1_orientation', 'particle_P1_tile', 'particle_P2_location']) expect(keys).toContain(k);
+    expect([...keys].some((k) => /^particle_P\d_orientation_relative_to_particle_P\d$/.test(k))).toBe(true);
+    expect([...keys].some((k) => /^particle_P\d_location_relative_to_particle_P\d$/.test(k))).toBe(true);
   });
 
   it('judges: right value correct, wrong value valid but wrong, no key or bad shape invalid', () => {
     const tile = items.find((i) => i.task === 'tile')!;
-    const right = tile.answer.tile as number;
-    expect(judgeSnorkel(tile, `The answer is {"tile": ${right}}.`)).toMatchObject({ valid: true, correct: true });
-    expect(judgeSnorkel(tile, '```json\n{"tile": ' + (right + 1) + '}\n```')).toMatchObject({ valid: true, correct: false });
+    const tk = answerKey(tile);
+    const right = tile.answer[tk] as number;
+    expect(judgeSnorkel(tile, `The answer is {"${tk}": ${right}}.`)).toMatchObject({ valid: true, correct: true });
+    expect(judgeSnorkel(tile, '```json\n{"' + tk + '": ' + (right + 1) + '}\n```')).toMatchObject({ valid: true, correct: false });
     expect(judgeSnorkel(tile, 'tile 5')).toMatchObject({ valid: false, correct: false });
-    expect(judgeSnorkel(tile, '{"answer": 5}')).toMatchObject({ valid: false, reason: 'no "tile" key' });
-    expect(judgeSnorkel(tile, '{"tile": "five"}')).toMatchObject({ valid: false });
+    expect(judgeSnorkel(tile, '{"tile": 5}')).toMatchObject({ valid: false, reason: `no "${tk}" key` });
+    expect(judgeSnorkel(tile, `{"${tk}": "five"}`)).toMatchObject({ valid: false });
     const orient = items.find((i) => i.task === 'absolute-orientation')!;
-    expect(judgeSnorkel(orient, JSON.stringify({ orientation: String(orient.answer.orientation).toLowerCase() }))).toMatchObject({ valid: true, correct: true });
+    const ok = answerKey(orient);
+    expect(judgeSnorkel(orient, JSON.stringify({ [ok]: String(orient.answer[ok]).toLowerCase() }))).toMatchObject({ valid: true, correct: true });
+    // Points: [x, y] numbers, or the text "(x, y)"; a cell without the half is a different point.
+    const loc = items.find((i) => i.task === 'absolute-location' && i.query.subject !== 'B1')!;
+    const lk = answerKey(loc);
+    const [x, y] = loc.answer[lk] as [number, number];
+    expect(x % 1 === 0.5 || x % 1 === -0.5).toBe(true);
+    expect(judgeSnorkel(loc, JSON.stringify(loc.answer))).toMatchObject({ valid: true, correct: true, extracted: [x, y] });
+    expect(judgeSnorkel(loc, `{"${lk}": "(${x}, ${y})"}`)).toMatchObject({ valid: true, correct: true });
+    expect(judgeSnorkel(loc, `{"${lk}": [${x - 0.5}, ${y - 0.5}]}`)).toMatchObject({ valid: true, correct: false });
+    expect(judgeSnorkel(loc, `{"${lk}": {"x": ${x}, "y": ${y}}}`)).toMatchObject({ valid: false });
     const rel = items.find((i) => i.task === 'relative-location')!;
     expect(judgeSnorkel(rel, JSON.stringify(rel.answer))).toMatchObject({ valid: true, correct: true });
-    expect(judgeSnorkel(rel, '{"relative_location": [1, 2]}')).toMatchObject({ valid: false });
+    expect(judgeSnorkel(rel, `{"${answerKey(rel)}": {"front": 1, "right": 2}}`)).toMatchObject({ valid: false });
   });
 
   it('the oracle scores 100%; random stays near chance for each query type', async () => {

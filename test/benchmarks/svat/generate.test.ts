@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateBenchmark, loadItemSet } from '../../../src/benchmarks/index.js';
 import { generateSvat } from '../../../src/benchmarks/svat/generate.js';
-import { lineAnswer, QUESTION_TEMPLATES, FIDUCIAL_WORDS, type SvatItem } from '../../../src/benchmarks/svat/spec.js';
+import { lineAnswer, parseSvatItem, TEMPLATES, type SvatItem } from '../../../src/benchmarks/svat/spec.js';
 import { runCli } from '../../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsr-svat-gen-'));
@@ -31,7 +31,7 @@ describe('SVAT generation', () => {
     expect([...a.keys()].filter((k) => k.endsWith('.png') && c.has(k) && c.get(k)!.equals(a.get(k)!))).toEqual([]);
   }, 60_000);
 
-  it('balances demonstrations and queries, names the target as the text mode says, and keeps every target on its side', async () => {
+  it('balances demonstrations and queries, and keeps every target on its side', async () => {
     const { items } = await generateSvat({ ...ALL, background: ['I1', 'I3'], count: 9, seed: 3, width: 48, height: 48, shots: 6, out: join(dir, 'bal') });
     expect(items).toHaveLength(2 * 3 * 2 * 2 * 9);
     const byLevel = new Map<string, SvatItem[]>();
@@ -44,10 +44,10 @@ describe('SVAT generation', () => {
     for (const i of items) {
       expect(i.demos.filter((d) => d.answer === 'yes')).toHaveLength(3);
       orders.add(i.demos.map((d) => d.answer[0]).join(''));
-      for (const s of [...i.demos, i.query]) expect(lineAnswer(i.line, s.target)).toBe(s.answer);
-      expect(i.distractors).toHaveLength(i.phi.m - 1);
-      const word = i.phi.text === 'guide' ? i.target.kind : FIDUCIAL_WORDS.find((w) => i.question === QUESTION_TEMPLATES[i.template].replace('{target}', w));
-      expect(i.question).toBe(QUESTION_TEMPLATES[i.template].replace('{target}', word!));
+      for (const s of [...i.demos, i.query]) {
+        expect(lineAnswer(i.line, s.objects[0])).toBe(s.answer);
+        expect(s.objects).toHaveLength(i.phi.m);
+      }
     }
     expect(orders.size).toBeGreaterThan(10); // random order, not yes-first
   });
@@ -58,7 +58,16 @@ describe('SVAT generation', () => {
     expect(readFileSync(join(out, 'items.jsonl'), 'utf8')).not.toContain('"root"');
     const set = await loadItemSet(out);
     expect([...set.items.values()].every((i) => i.root === out)).toBe(true);
-    expect(set.context).toMatchObject({ benchmark: 'svat', templates: QUESTION_TEMPLATES });
+    expect(set.context).toMatchObject({ benchmark: 'svat', templates: TEMPLATES, drawing: { colours: 'random', placement: 'paper', distractor_placement: 'label-side' } });
+  });
+
+  it('refuses items whose images do not hold M objects with the target first', async () => {
+    const [item] = (await generateSvat({ count: 1, distractors: [3], width: 32, height: 32, out: join(dir, 'bad') })).items;
+    expect(parseSvatItem(JSON.parse(JSON.stringify(item)))).toEqual(item);
+    const q = item.query;
+    expect(() => parseSvatItem({ ...item, query: { ...q, objects: q.objects.slice(1) } })).toThrow(`SVAT item ${item.id}: image 5 has 2 objects, but M is 3`);
+    expect(() => parseSvatItem({ ...item, query: { ...q, objects: [...q.objects].reverse() } })).toThrow(/image 5's first object is a \w+, not the target/);
+    expect(() => parseSvatItem({ ...item, line: { ...item.line, at: 2 } })).toThrow(`SVAT item ${item.id}: line.at: `);
   });
 
   it('refuses bad settings and unreadable photo folders in one line', async () => {
@@ -75,10 +84,11 @@ describe('SVAT generation', () => {
 
   it('gsr dataset synth svat writes the set; gsr dataset synth keeps its own required options', () => {
     const out = join(dir, 'cli');
-    const r = runCli(['dataset', 'synth', 'svat', '--out', out, '--background', 'I1,I2', '--distractors', '3', '--shots', '2', '--count', '3', '--seed', '5', '--width', '40', '--height', '40', '--json']);
+    const r = runCli(['dataset', 'synth', 'svat', '--out', out, '--background', 'I1,I2', '--distractors', '3', '--shots', '2', '--count', '3', '--seed', '5', '--width', '40', '--height', '40', '--colours', 'palette', '--placement', 'boxed', '--distractor-placement', 'anywhere', '--json']);
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ benchmark: 'svat', items: 6, counts: { svat: { 'I1/shape/M3/none': 3, 'I2/shape/M3/none': 3 } } });
     expect(readdirSync(join(out, 'images'))).toHaveLength(18);
+    expect(JSON.parse(readFileSync(join(out, 'context.json'), 'utf8'))).toMatchObject({ drawing: { colours: 'palette', placement: 'boxed', distractor_placement: 'anywhere' } });
     const bad = runCli(['dataset', 'synth', 'svat', '--out', out, '--count', '1', '--objects', 'shape,cubes']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('expected a comma-separated list of shape, tshape, objects (got "cubes")');

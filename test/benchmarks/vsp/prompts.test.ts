@@ -1,11 +1,16 @@
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { importVsp } from '../../../src/benchmarks/vsp/import.js';
 import { buildVspPrompts, drawExamples, VspPromptSettingsSchema } from '../../../src/benchmarks/vsp/prompts.js';
 import type { PromptPart } from '../../../src/formats/chat-prompt.js';
-import { sample, sampleItem, SAMPLE_ROOT } from './sample.js';
+import { describeShared } from '../../helpers/shared.js';
+import { sample, sampleItem, sampleRoot } from './sample.js';
 
 const settings = (s: object = {}) => VspPromptSettingsSchema.parse(s);
-const images = (parts: PromptPart[]) => parts.filter((p) => p.type === 'image').map((p) => (p as { image: string }).image.slice(SAMPLE_ROOT.length + 1));
+let root = '';
+beforeAll(async () => {
+  root = await sampleRoot();
+});
+const images = (parts: PromptPart[], from = root) => parts.filter((p) => p.type === 'image').map((p) => (p as { image: string }).image.slice(from.length + 1));
 const text = (parts: PromptPart[]) => parts.map((p) => (p.type === 'text' ? p.text : '<IMG>')).join('');
 
 describe('VSP prompts', () => {
@@ -16,7 +21,7 @@ describe('VSP prompts', () => {
     const t = text(p.parts);
     expect(t).not.toMatch(/<(IMAGE|TEST-IMAGE|QUESTION)/);
     expect(t).toContain('<PLAN>'); // literal text, not a placeholder
-    expect(t.trimEnd().endsWith('Please generate action plan for the following maze:\n\n<IMG>')).toBe(true);
+    expect(t.trimEnd().endsWith('Please plan the moves for the following map:\n\n<IMG>')).toBe(true);
     expect(p.parts.every((x, i) => i === 0 || x.type === 'image' || p.parts[i - 1].type === 'image')).toBe(true); // text parts merged
     expect(p.meta).toEqual({ shots: 0 });
   });
@@ -29,8 +34,8 @@ describe('VSP prompts', () => {
     const ex = (p.meta!.examples as number[]).map((i) => `maze/task-main/example/level4/img/${i}.png`);
     expect(images(p.parts)).toEqual(['maze/task-main/prompt-visual-images/system-figure-1.png', 'maze/task-main/prompt-visual-images/system-figure-2.png', ...ex, 'maze/task-main/maps/level4/img/0.png']);
     const t = text(p.parts);
-    expect(t.indexOf('## Example:\n<IMG><Interpret>')).toBeGreaterThan(t.indexOf('Do not output any extra content'));
-    expect(t.indexOf('Action plan:', t.indexOf('## Example:'))).toBeLessThan(t.indexOf('Please generate action plan for the following maze:'));
+    expect(t.indexOf('## Example:\n<IMG>Reading the map.')).toBeGreaterThan(t.indexOf('Write nothing after that line.'));
+    expect(t.indexOf('Action plan:', t.indexOf('## Example:'))).toBeLessThan(t.indexOf('Please plan the moves for the following map:'));
     // Same seed, same prompt; the draw depends on the seed and item only.
     expect(buildVspPrompts(item, settings({ shots: 2, seed: 7 }), context)).toEqual([p]);
     expect(drawExamples([0, 1, 2, 3, 4, 5, 6, 7], 4, 1, 'x')).toEqual(drawExamples([0, 1, 2, 3, 4, 5, 6, 7], 4, 1, 'x'));
@@ -54,7 +59,7 @@ describe('VSP prompts', () => {
     for (const p of ps.slice(1)) {
       expect(images(p.parts)).toEqual([]);
       const t = text(p.parts);
-      expect(t).not.toContain('The following figure shows how the player');
+      expect(t).not.toContain('The map symbols, from left to right');
       expect(t).toContain('Example Input: ');
       expect(t.trimEnd().endsWith((p.variant === 'table' ? item.table : item.pure_text)![0].trim())).toBe(true);
     }
@@ -87,6 +92,24 @@ describe('VSP prompts', () => {
     expect(text(buildVspPrompts(col, settings(), context)[0].parts)).toMatch(/<IMG>\n+The car is moving (left|right) with speed [\d.]+, and the person is moving (up|down) with speed [\d.]+\.$/);
     const bm = buildVspPrompts(await sampleItem('blocks-main/3/1'), settings(), context)[0];
     expect(images(bm.parts)).toEqual(['blocks/task-main/prompt-visual-images/example0.jpg', 'blocks/task-main/maps/level3/input_img/1.jpg', 'blocks/task-main/maps/level3/output_img/1.jpg']);
-    expect(join(SAMPLE_ROOT, 'x')).toContain('vsp-sample');
   });
+});
+
+describeShared('VSP prompts on the published copy', ['vsp'], ({ vsp }) => {
+  it("cuts VSP's own templates where the runners do: legend, worked map, examples before the final line, text-only forms", async () => {
+    const { items, context } = await importVsp(vsp);
+    const item = items.find((i) => i.id === 'maze-main/4/0')!;
+    const [p] = buildVspPrompts(item, settings({ shots: 2, seed: 7 }), context);
+    const ex = (p.meta!.examples as number[]).map((i) => `maze/task-main/example/level4/img/${i}.png`);
+    expect(images(p.parts, vsp)).toEqual(['maze/task-main/prompt-visual-images/system-figure-1.png', 'maze/task-main/prompt-visual-images/system-figure-2.png', ...ex, 'maze/task-main/maps/level4/img/0.png']);
+    const t = text(p.parts);
+    expect(t).toContain('<PLAN>');
+    expect(t.indexOf('## Example:\n<IMG><Interpret>')).toBeGreaterThan(t.indexOf('Do not output any extra content'));
+    expect(t.trimEnd().endsWith('Please generate action plan for the following maze:\n\n<IMG>')).toBe(true);
+    const [, pure] = buildVspPrompts(item, settings({ variants: ['image', 'pure_text'] }), context);
+    expect(text(pure.parts)).not.toContain('The following figure shows how the player');
+    expect(text(pure.parts)).toContain('Example Input: This is a 4x4 map.\nThe player is at: row 1, column 1;');
+    const t4 = items.find((i) => i.id === 'maze-t4/step3/0')!;
+    expect(text(buildVspPrompts(t4, settings(), context)[0].parts).trimEnd().endsWith(`The action sequence is:\n\n${[...t4.truth.moves!].map((m) => ({ L: 'Left', R: 'Right', U: 'Up', D: 'Down' })[m]).join(', ')}`)).toBe(true);
+  }, 120_000);
 });

@@ -1,13 +1,13 @@
-import { join } from 'node:path';
 import { importVsp } from '../../../src/benchmarks/vsp/import.js';
 import type { VspContext, VspItem } from '../../../src/benchmarks/vsp/item.js';
+import { vspLayoutSample } from '../../helpers/samples.js';
 
-/** The bundled sample (data/vsp-sample). */
-export const SAMPLE_ROOT = join(import.meta.dirname, '../../../data/vsp-sample');
+/** The root of the project's generated sample in VSP's layout (made once per test file). */
+export const sampleRoot = vspLayoutSample;
 
 let cached: Promise<{ items: VspItem[]; context: VspContext }> | undefined;
 export function sample(): Promise<{ items: VspItem[]; context: VspContext }> {
-  return (cached ??= importVsp(SAMPLE_ROOT));
+  return (cached ??= sampleRoot().then((root) => importVsp(root)));
 }
 
 export async function sampleItem(id: string): Promise<VspItem> {
