@@ -143,7 +143,7 @@ function registerLayoutSynth(synth: Command): void {
         const r = await writeWhatsupLayout(resolve(opts.out), opts);
         if (opts.json) printJson(r);
         else process.stdout.write(`${countTable(r.records)}\nwrote ${r.images} images and the six What'sUp files to ${r.dataDir}, their exact boxes to ${r.annotations}\n`);
-      }),
+      }, (o) => ({ folders: [o.out] })),
     );
   synth
     .command('vsp-layout')
@@ -160,6 +160,6 @@ function registerLayoutSynth(synth: Command): void {
         const r = await writeVspLayout(out, { seed: opts.seed, items: opts.items, examples: opts.examples });
         if (opts.json) printJson({ out, ...r });
         else process.stdout.write(`wrote ${r.files} files in VSP's layout to ${out}\n`);
-      }),
+      }, (o) => ({ folders: [o.out] })),
     );
 }
