@@ -265,7 +265,7 @@ export async function stalledEndpoint(dir: string, o: { prompts: number; stallMs
     endpoint.partition();
     const few = writePrompts(dir, 8, 'few.jsonl');
     const retries = 2;
-    const stalledTimeout = 500;
+    const stalledTimeout = 1500;
     const local = gsr(['run', '--prompts', few.path, '--model', 'm1', '--base-url', endpoint.url('http'), '--store', join(dir, 'stalled.sqlite'), '--timeout-ms', String(stalledTimeout),
       '--max-retries', String(retries), '--retry-base-ms', '100', '--retry-max-ms', '200', '--json']);
     const localCode = await exitOf(local, 'gsr run against the stalled endpoint', o.bounds.runMs);
@@ -275,7 +275,7 @@ export async function stalledEndpoint(dir: string, o: { prompts: number; stallMs
       items: o.prompts, ...comparePrompts(p, store, o.prompts), seconds, submitter_ok: summary.ok, submitter_failed: summary.failed,
       endpoint_requests: p.server.totalRequests() - before,
       stalled_for_good: {
-        exit: localCode, prompts: 8, failed: stalled.failed, elapsed_ms: stalled.elapsed_ms,
+        exit: localCode, prompts: 8, failed: stalled.failed, elapsed_ms: stalled.elapsed_ms, attempts_ms: (retries + 1) * stalledTimeout,
         bound_ms: (retries + 1) * stalledTimeout + 100 + 200,
       },
     };

@@ -30,11 +30,12 @@ describe.skipIf(skip !== null)('network faults between the machines of a queued 
   it('an endpoint that accepts and never answers for 4 s mid-run; then for good, a bounded local run', async () => {
     const f = await stalledEndpoint(dir(), { prompts: 120, stallMs: 4000, timeoutMs: 1000, bounds });
     check(f);
-    const stalled = f.stalled_for_good as { exit: number; prompts: number; failed: number; elapsed_ms: number; bound_ms: number };
+    const stalled = f.stalled_for_good as { exit: number; prompts: number; failed: number; elapsed_ms: number; attempts_ms: number; bound_ms: number };
     expect(stalled).toMatchObject({ exit: 3, failed: stalled.prompts });
-    // The run's own clock: every attempt timed out, and nothing waited longer than the documented bound (+1 s for a loaded machine).
-    expect(stalled.elapsed_ms).toBeLessThan(stalled.bound_ms + 1000);
-    expect(stalled.elapsed_ms).toBeGreaterThanOrEqual(3 * 500);
+    // The run's own clock: every attempt timed out, and nothing waited longer than the documented bound
+    // (+3 s for a loaded machine; a hang would be the default 120 s timeout or more).
+    expect(stalled.elapsed_ms).toBeLessThan(stalled.bound_ms + 3000);
+    expect(stalled.elapsed_ms).toBeGreaterThanOrEqual(stalled.attempts_ms);
   }, 600_000);
 
   it('slow links (200 ms each way, 1 MB/s) for the worker and the submitter while depth PNGs travel', async () => {
