@@ -39,6 +39,9 @@ export default async function faultsBench(): Promise<Record<string, unknown>> {
         const f = await run(join(base, name));
         figures[name] = f;
         if (f.lost !== 0 || f.duplicated !== 0 || !f.identical) process.exitCode = 1;
+        // A run against an endpoint stalled for good must end within its bound (plus 3 s of start-up), as in test/queue/faults.test.ts.
+        const stalled = f.stalled_for_good as { elapsed_ms: number; bound_ms: number } | undefined;
+        if (stalled && stalled.elapsed_ms > stalled.bound_ms + 3000) process.exitCode = 1;
       } catch (err) {
         figures[name] = { error: (err as Error).message.slice(0, 2000) };
         process.exitCode = 1;
