@@ -2,7 +2,7 @@
  * The crash matrix: runs a writing command to the end once (the reference), then, for each kill point,
  * starts it afresh, `kill -9`s it once enough items are done (or after some milliseconds), runs it again
  * to the end and compares the final outputs with the reference, timestamps aside. Used by
- * test/security/crash-matrix.test.ts (a few points) and bench/crash.bench.ts (30 and more per command).
+ * test/security/crash-matrix.test.ts (a few points) and bench/crash.bench.ts (100 per command).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
