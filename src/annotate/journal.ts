@@ -85,6 +85,7 @@ export interface Journal {
   readonly finished: Map<string, 'done' | 'failed'>;
   /** The journal was resumed and its header lacked settings that `fillOlder` filled in. */
   readonly older: boolean;
+  /** Appends a record; an info equal to the journal's last one is not repeated (a resumed run then ends as an uninterrupted one). */
   append(entry: JournalEntry | JournalInfo): void;
   close(): void;
 }
@@ -114,6 +115,7 @@ export async function openJournal(path: string, settings: RunSettings, options: 
   let header: JournalHeader | undefined;
   let older = false;
   const finished = new Map<string, 'done' | 'failed'>();
+  let lastInfo: string | null = null;
   if (existsSync(path)) {
     dropPartialLastLine(path);
     for await (const { line, record } of readJournal(path)) {
@@ -121,7 +123,7 @@ export async function openJournal(path: string, settings: RunSettings, options: 
         if (line !== 1 || header) throw new GsrError(`${path}:${line}: unexpected journal header`);
         header = record;
       } else if (record.type === 'info') {
-        continue;
+        lastInfo = JSON.stringify(record);
       } else if (record.type === 'done' || record.type === 'failed') {
         finished.set(record.item_id, record.type);
       } else {
@@ -132,6 +134,7 @@ export async function openJournal(path: string, settings: RunSettings, options: 
       // Nothing finished yet (e.g. a model failed to load): the new settings simply replace the old.
       rmSync(path, { force: true });
       header = undefined;
+      lastInfo = null;
     } else if (header) {
       const filled = options.fillOlder?.(header.settings) ?? null;
       older = filled !== null;
@@ -157,6 +160,11 @@ export async function openJournal(path: string, settings: RunSettings, options: 
     finished,
     older,
     append(entry) {
+      if (entry.type === 'info') {
+        const text = JSON.stringify(entry);
+        if (text === lastInfo) return;
+        lastInfo = text;
+      }
       writeLine(entry);
       if (entry.type !== 'info') finished.set(entry.item_id, entry.type);
     },

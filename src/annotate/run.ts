@@ -391,8 +391,9 @@ async function annotateOneModelAtATime(todo: AnnotateTarget[], o: AnnotateOption
 
 /** Runs the annotation; returns the summary over everything in the output folder. */
 export async function annotate(o: AnnotateOptions): Promise<AnnotateRunSummary> {
-  await mkdir(o.outDir, { recursive: true });
+  // Taking the lock creates the folder once nothing above it is held, so a refused run writes nothing.
   const lock = o.lock === false ? null : lockOutputFolder(o.outDir, 'gsr annotate');
+  if (lock === null) await mkdir(o.outDir, { recursive: true });
   try {
     return await annotateUnlocked(o);
   } finally {

@@ -1,10 +1,9 @@
-import { realpath } from 'node:fs/promises';
 import { sha256File } from '../util/hash.js';
 import { hashCanonical } from '../prompts/key.js';
 import type { BenchItem } from '../formats/bench-item.js';
 import { imageCount, writeBenchPrompts, type BenchPrompt, type PromptPart } from '../formats/chat-prompt.js';
 import { confinedRealPath } from '../util/confined.js';
-import { errorMessage } from '../util/errors.js';
+import { GsrError, errorMessage } from '../util/errors.js';
 import type { Benchmark, DraftPrompt, PromptSettings } from './types.js';
 
 /** Version of the benchmark prompt key recipe; bump when what goes into a key changes. */
@@ -49,8 +48,12 @@ export async function writeBenchPromptFile<I extends BenchItem>(benchmark: Bench
       drafts = benchmark.buildPrompts(item, settings, context);
       for (const d of drafts) {
         // Image paths are stored as real paths: the runner refuses one that leads through a symbolic link.
-        // An item with a dataset root has its images read (hashed) only when they resolve inside it.
-        const place = (image: string) => (item.root !== undefined ? confinedRealPath(image, item.root) : realpath(image).catch(() => image));
+        // An image is read (hashed) only when it resolves inside its item's dataset root, or, for an
+        // item without one, when no symbolic link leads to it (src/util/confined.ts).
+        const place = (image: string) =>
+          confinedRealPath(image, item.root).catch((err: NodeJS.ErrnoException) => {
+            throw err instanceof GsrError ? err : new GsrError(`cannot read image ${image}: ${err.code ?? errorMessage(err)}`);
+          });
         const parts: PromptPart[] = await Promise.all(
           d.parts.map(async (p) => {
             if (p.type !== 'image') return p;

@@ -11,11 +11,12 @@ import type { BenchPrompt } from '../formats/chat-prompt.js';
 import { isBenchPrompt, type AnyPrompt } from '../formats/prompts.js';
 import { answerers, type Answerer, type AnswererOptions } from '../mllm/index.js';
 import { renderBenchPage } from '../report/bench-page.js';
+import { confinedRealPath } from '../util/confined.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
 import { readJsonFile } from '../util/jsonl.js';
 import { benchmarks } from './registry.js';
-import { scoreCells, scoreResponses, type ResponseLike } from './score.js';
+import { judgeOutput, scoreCells, scoreResponses, type ResponseLike } from './score.js';
 import type { Benchmark, ItemSet, ReportInput, ScoreCell, ScoredResponse } from './types.js';
 
 export const ITEMS_FILE = 'items.jsonl';
@@ -42,7 +43,36 @@ export function countItems(items: Iterable<BenchItem>): ImportSummary['counts'] 
 export async function importBenchmark(name: string, root: string, outDir: string, onProgress?: (done: number, total: number) => void): Promise<ImportSummary> {
   const b = benchmarks.get(name);
   if (!b.importItems) throw new GsrError(`benchmark ${name} has no importer${b.generateItems ? ' (it is generated: gsr dataset synth ' + name + ')' : ''}`);
-  return writeItemSet(name, await b.importItems(root, onProgress), outDir);
+  const set = await b.importItems(root, onProgress);
+  await checkImages(b, set, root);
+  return writeItemSet(name, set, outDir);
+}
+
+/**
+ * Every image an imported item's prompts would send (with the plug-in's default prompt settings)
+ * must resolve inside the item's root, or the copy's `root` for an item without one: the What'sUp
+ * rule (docs/security.md), kept here for every importer, whatever it checked itself. All or nothing,
+ * like the import. Items whose prompts need settings are left to the prompt writer, which checks too.
+ */
+async function checkImages(b: Benchmark, set: ItemSet, root: string): Promise<void> {
+  const seen = new Set<string>();
+  for (const item of set.items) {
+    let drafts;
+    try {
+      drafts = b.buildPrompts(item, {}, set.context);
+    } catch {
+      continue;
+    }
+    for (const d of drafts) {
+      for (const p of d.parts) {
+        if (p.type !== 'image' || seen.has(p.image)) continue;
+        seen.add(p.image);
+        await confinedRealPath(p.image, item.root ?? root).catch((err: NodeJS.ErrnoException) => {
+          throw new GsrError(`item ${item.id}: ${err instanceof GsrError ? err.message : `cannot read image ${p.image}: ${err.code ?? errorMessage(err)}`}`);
+        });
+      }
+    }
+  }
 }
 
 /** Writes an item set (context.json, then items.jsonl); a failed write removes the context. */
@@ -79,7 +109,8 @@ export async function copyItemSet(dir: string, outDir: string): Promise<ImportSu
 
 /** Reads an item set back, each item checked by its plug-in; items without `root` get the set's folder. */
 export async function loadItemSet(dir: string): Promise<{ benchmark: Benchmark; items: Map<string, BenchItem>; context: unknown }> {
-  const raw = await readBenchItems(join(dir, ITEMS_FILE));
+  // The set's own files are read only inside its folder (a link out of it is refused).
+  const raw = await readBenchItems(await confinedRealPath(join(dir, ITEMS_FILE), dir).catch(setFileError(join(dir, ITEMS_FILE))));
   if (raw.length === 0) throw new GsrError(`${join(dir, ITEMS_FILE)}: no items`);
   const name = raw[0].benchmark;
   const b = benchmarks.get(name);
@@ -90,8 +121,14 @@ export async function loadItemSet(dir: string): Promise<{ benchmark: Benchmark; 
     // An item without a root (a generated set) resolves its paths against its items file's folder.
     items.set(r.id, b.parseItem(r.root === undefined ? { ...r, root: resolve(dir) } : r));
   }
-  return { benchmark: b, items, context: await readJsonFile(join(dir, CONTEXT_FILE)) };
+  return { benchmark: b, items, context: await readJsonFile(await confinedRealPath(join(dir, CONTEXT_FILE), dir).catch(setFileError(join(dir, CONTEXT_FILE)))) };
 }
+
+/** Words a missing or escaping item-set file as a GsrError. */
+const setFileError = (path: string) => (err: NodeJS.ErrnoException): never => {
+  if (err instanceof GsrError) throw err;
+  throw new GsrError(err.code === 'ENOENT' ? `file not found: ${path}` : `cannot read ${path}: ${err.code ?? errorMessage(err)}`);
+};
 
 /**
  * An item set for the stage-by-stage commands (`gsr prompts`, `run`, `score --benchmark`): a folder
@@ -131,7 +168,7 @@ export function benchValidator(b: Benchmark, items: ReadonlyMap<string, BenchIte
     const item = items.get(p.item);
     if (item === undefined || !isBenchPrompt(p)) return null;
     try {
-      const j = b.judge(item, p, output, b.modes[0]);
+      const j = judgeOutput(b, item, p, output, b.modes[0]);
       return j.valid ? null : (j.reason ?? 'invalid');
     } catch (err) {
       return `judge failed: ${errorMessage(err)}`;

@@ -1,7 +1,7 @@
 import type { BenchItem } from '../formats/bench-item.js';
 import type { BenchPrompt } from '../formats/chat-prompt.js';
 import { errorMessage } from '../util/errors.js';
-import type { Benchmark, ScoreCell, ScoredResponse } from './types.js';
+import type { Benchmark, Judgement, ScoreCell, ScoredResponse } from './types.js';
 
 /** The response fields scoring needs (a line of responses.jsonl). */
 export interface ResponseLike {
@@ -9,6 +9,19 @@ export interface ResponseLike {
   model: string;
   output: string;
   status: 'ok' | 'failed';
+}
+
+/**
+ * The longest output a judge reads: its first 100,000 characters (some 25,000 tokens, past any
+ * model's answer within its token limit). Judges read model text with work that grows with its
+ * length; the bound keeps one call well under a second whatever an endpoint sends back
+ * (test/security/fuzz.test.ts).
+ */
+export const JUDGED_CHARS = 100_000;
+
+/** Judges one output through its plug-in, on its first {@link JUDGED_CHARS} characters; every caller scores through here. */
+export function judgeOutput<I extends BenchItem>(benchmark: Benchmark<I>, item: I, prompt: BenchPrompt, output: string, mode: string): Judgement {
+  return benchmark.judge(item, prompt, output.length > JUDGED_CHARS ? output.slice(0, JUDGED_CHARS) : output, mode);
 }
 
 /**
@@ -30,7 +43,7 @@ export function scoreResponses<I extends BenchItem>(benchmark: Benchmark<I>, ite
         continue;
       }
       try {
-        const j = benchmark.judge(item, p, r.output, mode);
+        const j = judgeOutput(benchmark, item, p, r.output, mode);
         const scored: ScoredResponse = { ...base, status: 'ok', valid: j.valid, correct: j.correct, credit: j.credit ?? (j.correct ? 1 : 0), extracted: j.extracted, reason: j.reason };
         if (j.scriptInvalid !== undefined) scored.scriptInvalid = j.scriptInvalid;
         out.push(scored);

@@ -197,10 +197,16 @@ function datasetStage(config: BenchPipelineConfig): Stage {
   };
 }
 
+/**
+ * The code of every benchmark stage: this module and what it imports, every plug-in included (a
+ * plug-in's hooks cannot be told apart by module), so any benchmark code change reruns them all.
+ */
+const BENCH_CODE = [import.meta.url];
+
 export function benchStages(config: BenchPipelineConfig): Stage[] {
   const b = config.benchmark;
-  if (benchmarks.get(b.name).episodes !== undefined) return episodicStages(config);
-  return [
+  if (benchmarks.get(b.name).episodes !== undefined) return episodicStages(config).map((s) => ({ ...s, code: BENCH_CODE }));
+  const stages: Stage[] = [
     datasetStage(config),
     {
       name: 'prompts', after: ['dataset'], settings: b.prompts,
@@ -252,7 +258,9 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
             const failed = rows.filter((x) => x.status === 'failed').length;
             if (failed > 0) ctx.notice(`${m.name}: ${failed} of ${keys.size} prompts failed (${Object.keys(r.failures).join(', ') || 'see responses'})`);
             const attempts = reasked ? { answer_attempts: answerAttempts, reasked: rows.reduce((a, row) => a + (reasked.get(row.key) ?? 0), 0) } : {};
-            models.push({ name: m.name, kind: m.kind, prompts: keys.size, ok: rows.length - failed, failed, cached: r.cached, ...attempts });
+            // Answers an earlier run left in the store are told, not recorded (see stages/answer.ts).
+            if (r.cached > 0) ctx.notice(`${m.name}: ${r.cached} answers taken from an earlier run`);
+            models.push({ name: m.name, kind: m.kind, prompts: keys.size, ok: rows.length - failed, failed, ...attempts });
           }
         } finally {
           store.close();
@@ -289,6 +297,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
       },
     },
   ];
+  return stages.map((s) => ({ ...s, code: BENCH_CODE }));
 }
 
 const EPISODES_FILE = 'episodes.jsonl';

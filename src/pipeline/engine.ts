@@ -2,8 +2,8 @@
  * The stage engine. Each stage writes into `<out>/.<stage>.partial/`; only when it has finished
  * does the engine record its outputs' digests in `.stage.json` and move the folder to `<out>/<stage>/`,
  * so a folder under its final name is always complete. A stage is skipped when its hash (settings,
- * input fingerprints and the digests of the stages it reads) matches its completed record and its
- * files are all there. A partial folder left by a crash is kept and handed back to the stage when the
+ * input fingerprints and the digests of the stages it reads, and the code it runs: the package version
+ * and src/util/code-digest.ts over its modules) matches its completed record and its files are all there. A partial folder left by a crash is kept and handed back to the stage when the
  * hash is unchanged, so stages that journal their work resume; long-lived state (the answer store)
  * lives in `<out>/.state/<stage>/` and survives reruns.
  */
@@ -14,11 +14,13 @@ import { GsrError, errorMessage } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fs.js';
 import { lockOutputFolder } from '../util/lock.js';
 import { hashCanonical } from '../prompts/key.js';
+import { codeDigest } from '../util/code-digest.js';
 import { folderDigest, type FileEntry } from './hash.js';
+import { VERSION } from '../util/version.js';
 import { PipelineProgress, type StageProgress } from './progress.js';
 
-/** Bump when stage semantics change so old outputs are not reused. */
-export const ENGINE_VERSION = 1;
+/** Bump when stage semantics change so old outputs are not reused (2: stage records hold their hash's parts, the hash covers code). */
+export const ENGINE_VERSION = 2;
 export const STAGE_RECORD = '.stage.json';
 const PARTIAL_HASH = '.partial-hash';
 
@@ -47,13 +49,29 @@ export interface Stage {
   after: string[];
   /** Fingerprint of outside inputs (files, folders, endpoints' identities); part of the hash. */
   fingerprint?(): Promise<unknown>;
+  /**
+   * The modules (their `import.meta.url`) whose code makes the outputs: the digest of everything they
+   * import is part of the hash, so new code reruns the stage (src/util/code-digest.ts).
+   */
+  code?: readonly string[];
   /** Does the work; returns a JSON summary kept in the stage record. */
   run(ctx: StageContext): Promise<unknown>;
+}
+
+/** What a stage's hash is made of, each part hashed on its own, so that a rerun can say why. */
+export interface StageHashParts {
+  /** The stage's settings. */
+  settings: string;
+  /** Its outside fingerprint and the output digests of the stages it reads. */
+  inputs: string;
+  /** The package version and the digest of the code it runs. */
+  code: string;
 }
 
 export interface StageRecord {
   stage: string;
   hash: string;
+  parts: StageHashParts;
   engine: number;
   completed_at: string;
   seconds: number;
@@ -92,17 +110,37 @@ async function filesIntact(dir: string, record: StageRecord): Promise<boolean> {
   return true;
 }
 
-/** A stage's hash: its settings, outside fingerprint and the output digests of the stages it reads. */
-async function stageHash(stage: Stage, digestOf: (stage: string) => string | null): Promise<string> {
+/** A stage's hash and its parts: settings; outside fingerprint and upstream digests; code. */
+async function stageHash(stage: Stage, digestOf: (stage: string) => string | null): Promise<{ hash: string; parts: StageHashParts }> {
   const upstream = stage.after.map((a) => [a, digestOf(a)]);
   const fingerprint = stage.fingerprint ? await stage.fingerprint() : null;
-  return hashCanonical({ stage: stage.name, engine: ENGINE_VERSION, settings: stage.settings, fingerprint, upstream });
+  const parts: StageHashParts = {
+    settings: hashCanonical(stage.settings ?? null),
+    inputs: hashCanonical({ fingerprint, upstream }),
+    code: hashCanonical({ version: VERSION, code: stage.code?.length ? codeDigest(stage.code) : null }),
+  };
+  return { hash: hashCanonical({ stage: stage.name, engine: ENGINE_VERSION, parts }), parts };
+}
+
+/** Why a completed stage would run again, in the words `gsr pipeline status` prints. */
+export type StaleReason = 'inputs changed' | 'settings changed' | 'code changed' | 'outputs changed' | 'upstream reruns';
+
+function staleReasons(record: StageRecord, now: { hash: string; parts: StageHashParts }): StaleReason[] {
+  // A record of an older engine has other parts (or none): the engine's own code changed.
+  if (record.engine !== ENGINE_VERSION || !record.parts) return ['code changed'];
+  const reasons: StaleReason[] = [];
+  if (record.parts.inputs !== now.parts.inputs) reasons.push('inputs changed');
+  if (record.parts.settings !== now.parts.settings) reasons.push('settings changed');
+  if (record.parts.code !== now.parts.code) reasons.push('code changed');
+  return reasons.length > 0 ? reasons : ['code changed'];
 }
 
 export interface StageStatus {
   name: string;
-  /** `complete`: would be skipped; `stale`: done, but its inputs or settings changed; `missing`: never completed. */
+  /** `complete`: would be skipped; `stale`: done, but would run again (see `reasons`); `missing`: never completed. */
   state: 'complete' | 'stale' | 'missing';
+  /** Why a stale stage would run again (empty otherwise). */
+  reasons: StaleReason[];
   /** An interrupted run's partial folder is there (it resumes when the hash still matches). */
   partial: boolean;
   completed_at: string | null;
@@ -118,13 +156,17 @@ export async function stageStatus(stages: Stage[], out: string): Promise<StageSt
     const record = await readRecord(finalDir);
     records.set(stage.name, record);
     let state: StageStatus['state'] = 'missing';
+    let reasons: StaleReason[] = [];
     if (record) {
-      const hash = upstreamChanged ? null : await stageHash(stage, (a) => records.get(a)?.digest ?? null);
-      state = hash === record.hash && (await filesIntact(finalDir, record)) ? 'complete' : 'stale';
+      // Downstream of a stage that will rerun, outputs may change: call them stale, not complete.
+      const now = upstreamChanged ? null : await stageHash(stage, (a) => records.get(a)?.digest ?? null);
+      if (now === null) reasons = ['upstream reruns'];
+      else if (now.hash !== record.hash) reasons = staleReasons(record, now);
+      else if (!(await filesIntact(finalDir, record))) reasons = ['outputs changed'];
+      state = reasons.length === 0 ? 'complete' : 'stale';
     }
-    // Downstream of a stage that will rerun, outputs may change: call them stale, not complete.
     if (state !== 'complete') upstreamChanged = true;
-    statuses.push({ name: stage.name, state, partial: existsSync(join(out, `.${stage.name}.partial`)), completed_at: record?.completed_at ?? null });
+    statuses.push({ name: stage.name, state, reasons, partial: existsSync(join(out, `.${stage.name}.partial`)), completed_at: record?.completed_at ?? null });
   }
   return statuses;
 }
@@ -146,7 +188,7 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
     if (names.has(s.name)) throw new Error(`stage ${s.name} is defined twice`);
     names.add(s.name);
   }
-  await mkdir(options.out, { recursive: true });
+  // Creates the folder once nothing above it is held, so a refused run writes nothing.
   const lock = lockOutputFolder(options.out, 'gsr pipeline run');
   // Old folders a crash left between the two renames of a folder swap.
   for (const name of await readdir(options.out)) if (/\.old-\d+$/.test(name)) await rm(join(options.out, name), { recursive: true, force: true });
@@ -157,7 +199,7 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
     for (const [index, stage] of stages.entries()) {
       const started = Date.now();
       const finalDir = join(options.out, stage.name);
-      const hash = await stageHash(stage, (a) => done.get(a)!.record.digest);
+      const { hash, parts } = await stageHash(stage, (a) => done.get(a)!.record.digest);
       const existing = await readRecord(finalDir);
       if (!options.force && existing?.hash === hash && (await filesIntact(finalDir, existing))) {
         const outcome: StageOutcome = { name: stage.name, status: 'skipped', seconds: (Date.now() - started) / 1000, dir: finalDir, record: existing };
@@ -196,7 +238,7 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
       }
       const { digest, files } = await folderDigest(partial, isEngineFile);
       const seconds = (Date.now() - started) / 1000;
-      const record: StageRecord = { stage: stage.name, hash, engine: ENGINE_VERSION, completed_at: new Date().toISOString(), seconds, digest, files, summary: summary ?? null };
+      const record: StageRecord = { stage: stage.name, hash, parts, engine: ENGINE_VERSION, completed_at: new Date().toISOString(), seconds, digest, files, summary: summary ?? null };
       await writeJsonAtomic(join(partial, STAGE_RECORD), record);
       await rm(join(partial, PARTIAL_HASH), { force: true });
       await replaceFolder(partial, finalDir);

@@ -3,7 +3,7 @@
  * checked on their resolved real path (not the text of the path), and the file that was actually
  * opened is checked again, so a link swapped in between the check and the open is caught too.
  */
-import { constants } from 'node:fs';
+import { constants, realpathSync } from 'node:fs';
 import { open, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { GsrError } from './errors.js';
@@ -22,6 +22,16 @@ export class PathEscapeError extends GsrError {
   }
 }
 
+/** `real` (the real path of `abs`) when it lies inside `realRoot`, or, without a root, when it is `abs` itself. */
+function checked(abs: string, real: string, realRoot: string | undefined): string {
+  if (realRoot !== undefined) {
+    if (!isInside(realRoot, real)) throw new PathEscapeError(`${abs} resolves to ${real}, outside its root ${realRoot} (a symbolic link); refused`);
+  } else if (real !== abs) {
+    throw new PathEscapeError(`${abs} is reached through a symbolic link (it resolves to ${real}); refused`);
+  }
+  return real;
+}
+
 /**
  * The real path of `path`, refused unless it lies inside the real path of `root`. Without a root,
  * the path must already be its own real path (no symbolic link anywhere along it): paths the tool
@@ -30,14 +40,13 @@ export class PathEscapeError extends GsrError {
  */
 export async function confinedRealPath(path: string, root?: string): Promise<string> {
   const abs = resolve(path);
-  const real = await realpath(abs);
-  if (root !== undefined) {
-    const realRoot = await realpath(resolve(root));
-    if (!isInside(realRoot, real)) throw new PathEscapeError(`${abs} resolves to ${real}, outside its root ${realRoot} (a symbolic link); refused`);
-  } else if (real !== abs) {
-    throw new PathEscapeError(`${abs} is reached through a symbolic link (it resolves to ${real}); refused`);
-  }
-  return real;
+  return checked(abs, await realpath(abs), root === undefined ? undefined : await realpath(resolve(root)));
+}
+
+/** Synchronous twin of {@link confinedRealPath}, for checks inside synchronous importer code. */
+export function confinedRealPathSync(path: string, root?: string): string {
+  const abs = resolve(path);
+  return checked(abs, realpathSync(abs), root === undefined ? undefined : realpathSync(resolve(root)));
 }
 
 /**

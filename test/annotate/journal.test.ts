@@ -41,6 +41,24 @@ describe('run journal', () => {
     again.close();
   });
 
+  it('a resumed run with the same provenance adds no second info line; changed provenance is appended', async () => {
+    const path = join(tmp(), 'journal.jsonl');
+    const j = await openJournal(path, settings);
+    j.append({ type: 'info', info });
+    j.append(done('a', ['mug']));
+    j.close();
+    const uninterrupted = readFileSync(path, 'utf8');
+    const again = await openJournal(path, settings);
+    again.append({ type: 'info', info });
+    again.close();
+    expect(readFileSync(path, 'utf8')).toBe(uninterrupted);
+    const third = await openJournal(path, settings);
+    third.append({ type: 'info', info: { ...info, device: 'cuda' } });
+    third.append({ type: 'info', info: { ...info, device: 'cuda' } });
+    third.close();
+    expect(readFileSync(path, 'utf8').trimEnd().split('\n').filter((l) => l.includes('"type":"info"'))).toHaveLength(2);
+  });
+
   it('cuts a partial last line left by a crash, and appends cleanly after it', async () => {
     const path = join(tmp(), 'journal.jsonl');
     const j = await openJournal(path, settings);

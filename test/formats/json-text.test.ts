@@ -17,4 +17,9 @@ describe('extractJson', () => {
   it('says when there is none', () => {
     expect(extractJson('no json here {')).toEqual({ error: 'no JSON value in the text' });
   });
+  it('gives up on text full of brackets that never close instead of searching for quadratic time', () => {
+    // 20,000 unclosed brackets would cost 2 x 10^8 steps; the budget stops the search near SPAN_BUDGET.
+    expect(extractJson('['.repeat(20_000))).toEqual({ error: 'no JSON value found before the search gave up (too many brackets)' });
+    expect(extractJson('['.repeat(500) + ' then {"a": 1}')).toEqual({ value: { a: 1 }, from: 'span' });
+  });
 });

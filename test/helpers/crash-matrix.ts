@@ -2,19 +2,22 @@
  * The crash matrix: runs a writing command to the end once (the reference), then, for each kill point,
  * starts it afresh, `kill -9`s it once enough items are done (or after some milliseconds), runs it again
  * to the end and compares the final outputs with the reference, timestamps aside. Used by
- * test/security/crash-matrix.test.ts (a few points) and bench/crash.bench.ts (30 and more per command).
+ * test/security/crash-matrix.test.ts (a few points) and bench/crash.bench.ts (100 per command).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { synthesizeDataset } from '../../src/datasets/index.js';
 import { RunStore } from '../../src/mllm/index.js';
+import { FIXTURE_ANNOTATOR, writeFixtureModels } from './annotator-fixtures.js';
 import { REPO_ROOT } from './cli.js';
 import { startFakeServer, type FakeServer } from '../mllm/fake-server.js';
 import { writePrompts } from '../mllm/prompt-fixtures.js';
 
 export interface CrashTarget {
   name: string;
+  /** The output folder. */
+  out: string;
   /** gsr arguments, the same for every run. */
   args: string[];
   env?: NodeJS.ProcessEnv;
@@ -24,10 +27,19 @@ export interface CrashTarget {
   snapshot(): Promise<Map<string, string>>;
   /** Removes every output, so that the next run starts from nothing. */
   reset(): void;
+  /**
+   * Parts of the run a kill can be aimed at, read after the reference run: the path that appears
+   * when the part starts (relative to `out`) and how long the part took.
+   */
+  parts?(): Array<{ appears: string; ms: number }>;
   close?(): Promise<void>;
 }
 
-export type KillPoint = { items: number } | { ms: number };
+/**
+ * When to kill: once `items` are done; `ms` after the start; or `ms` after the path `appears` (relative
+ * to the target's output folder, e.g. a pipeline stage's `.prompts.partial`), to aim inside one stage.
+ */
+export type KillPoint = { items: number } | { ms: number } | { appears: string; ms: number };
 
 export interface TrialResult {
   point: KillPoint;
@@ -65,8 +77,12 @@ export async function crashTrial(target: CrashTarget, point: KillPoint, referenc
   const run = start(entry, target);
   const state = { finished: false };
   void run.done.then(() => (state.finished = true));
-  const started = Date.now();
-  const reached = () => ('items' in point ? target.progress() >= point.items : Date.now() - started >= point.ms);
+  let started = 'appears' in point ? Number.POSITIVE_INFINITY : Date.now();
+  const reached = () => {
+    if ('items' in point) return target.progress() >= point.items;
+    if ('appears' in point && started === Number.POSITIVE_INFINITY && existsSync(join(target.out, point.appears))) started = Date.now();
+    return Date.now() - started >= point.ms;
+  };
   while (!state.finished && !reached()) await new Promise((r) => setTimeout(r, 'items' in point ? 5 : 1));
   const progressAtKill = target.progress();
   let killed = false;
@@ -78,6 +94,22 @@ export async function crashTrial(target: CrashTarget, point: KillPoint, referenc
   const result = await target.snapshot();
   const difference = firstDifference(reference, result);
   return { point, killed, progressAtKill, identical: difference === undefined, difference };
+}
+
+/**
+ * `n` seeded random kill points for a target whose reference run took `refMs`: half at a random time
+ * of the whole run, half (where the target has parts) at a random time inside a random part, 10%
+ * past its reference length included, so short stages are hit as often as long ones.
+ */
+export function randomKillPoints(target: CrashTarget, refMs: number, rnd: () => number, n: number): KillPoint[] {
+  const parts = target.parts?.() ?? [];
+  return Array.from({ length: n }, () => {
+    if (parts.length > 0 && rnd() < 0.5) {
+      const p = parts[Math.floor(rnd() * parts.length)];
+      return { appears: p.appears, ms: Math.round(rnd() * 1.1 * p.ms) };
+    }
+    return { ms: Math.round(rnd() * 0.95 * refMs) };
+  });
 }
 
 function firstDifference(a: Map<string, string>, b: Map<string, string>): string | undefined {
@@ -122,7 +154,7 @@ export function snapshotTree(dir: string, skip: (rel: string) => boolean): Map<s
   return new Map([...out].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-const isLock = (rel: string) => rel === '.gsr.lock' || rel === '.gsr.lock.owner';
+const isLock = (rel: string) => rel.split('/').pop()!.startsWith('.gsr.lock');
 
 /**
  * `gsr pipeline run` of the demo (pipelines/demo.yaml) with `scenes` synthetic scenes (the file's own
@@ -138,9 +170,10 @@ export function pipelineTarget(dir: string, scenes: number): CrashTarget {
   const file = join(dir, 'demo.yaml');
   writeFileSync(file, yaml);
   const out = join(dir, 'out');
-  const stages = ['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze', 'report'];
+  const stages = ['dataset', 'annotate', 'photos', 'prompts', 'answer', 'score', 'analyze', 'report'];
   return {
     name: 'pipeline',
+    out,
     args: ['pipeline', 'run', file, '--out', out],
     env: { GSR_BASE_URL: '', GSR_MODEL: '', GSR_PHOTOS_ROOT: '' },
     progress: () => stages.filter((s) => existsSync(join(out, s, '.stage.json'))).length,
@@ -148,38 +181,40 @@ export function pipelineTarget(dir: string, scenes: number): CrashTarget {
       const snap = snapshotTree(out, (rel) => isLock(rel) || rel.startsWith('.state/'));
       for (const [rel, text] of snap) {
         if (!rel.endsWith('.stage.json')) continue;
-        const r = JSON.parse(text) as { hash: string; digest: string; files: Array<Record<string, unknown>> };
-        snap.set(rel, JSON.stringify({ ...r, hash: '<hash>', digest: '<digest>', files: r.files.map((f) => ({ path: f.path })) }));
+        const r = JSON.parse(text) as { hash: string; parts: Record<string, string>; digest: string; files: Array<Record<string, unknown>> };
+        // The settings and code parts of the hash are compared; the inputs part holds upstream digests.
+        const parts = { ...r.parts, inputs: '<inputs>' };
+        snap.set(rel, JSON.stringify({ ...r, hash: '<hash>', parts, digest: '<digest>', files: r.files.map((f) => ({ path: f.path })) }));
       }
       return snap;
     },
     reset: () => rmSync(out, { recursive: true, force: true }),
+    parts: () =>
+      stages.filter((s) => existsSync(join(out, s, '.stage.json'))).map((s) => ({
+        appears: `.${s}.partial`,
+        ms: 1000 * (JSON.parse(readFileSync(join(out, s, '.stage.json'), 'utf8')) as { seconds: number }).seconds,
+      })),
   };
 }
 
 /**
- * `gsr annotate` with FastestDet (the random-weight file with the real model's contract,
- * test/fixtures/perception/fastestdet) on 16 rendered scenes, `copies` times over; progress counts
- * journal `done` lines.
+ * `gsr annotate` with the fixture annotator (project-made ONNX models: boxes, masks, metric depth) on
+ * `images` synthetic scenes; progress counts journal `done` lines. The journal is compared too: a
+ * resumed run's journal equals an uninterrupted run's, times aside.
  */
-export async function annotateTarget(dir: string, copies: number): Promise<CrashTarget> {
-  await synthesizeDataset({ out: join(dir, 'syn'), count: 16, seed: 11, width: 640, height: 480, workers: 0 });
-  const lines = readFileSync(join(dir, 'syn', 'manifest.jsonl'), 'utf8').trim().split('\n');
-  // Beside the dataset's manifest: image paths are relative to the manifest's folder.
-  const manifest = join(dir, 'syn', 'm.jsonl');
+export async function annotateTarget(dir: string, images: number): Promise<CrashTarget> {
   const models = join(dir, 'models');
-  mkdirSync(join(models, 'fastestdet'), { recursive: true });
-  symlinkSync(join(REPO_ROOT, 'test/fixtures/perception/fastestdet/fastestdet-tiny.onnx'), join(models, 'fastestdet', 'FastestDet.onnx'));
-  const items = Array.from({ length: copies }, (_, k) => lines.map((l) => JSON.stringify({ ...JSON.parse(l), id: `r${k}/${JSON.parse(l).id}` }))).flat();
-  writeFileSync(manifest, items.join('\n') + '\n');
+  writeFixtureModels(models);
+  await synthesizeDataset({ out: join(dir, 'syn'), count: images, seed: 4, width: 160, height: 120, format: 'png', workers: 0 });
   const out = join(dir, 'out');
   const journal = join(out, 'journal.jsonl');
   return {
     name: 'annotate',
-    args: ['annotate', '--manifest', manifest, '--detector', 'fastestdet', '--segmenter', 'none', '--depth', 'none', '--models-dir', models, '--device', 'cpu', '--batch', '1', '--out', out],
+    out,
+    args: ['annotate', '--manifest', join(dir, 'syn', 'manifest.jsonl'), '--detector', FIXTURE_ANNOTATOR.detector, '--segmenter', FIXTURE_ANNOTATOR.segmenter, '--depth', FIXTURE_ANNOTATOR.depth,
+      '--models-dir', models, '--device', 'cpu', '--batch', '1', '--out', out],
     progress: () => (existsSync(journal) ? readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"type":"done"')).length : 0),
-    // The journal is the resumable log, not an output: a killed run leaves its own lines in it.
-    snapshot: async () => snapshotTree(out, (rel) => isLock(rel) || rel === 'journal.jsonl'),
+    snapshot: async () => snapshotTree(out, isLock),
     reset: () => rmSync(out, { recursive: true, force: true }),
   };
 }
@@ -191,6 +226,7 @@ export async function runTarget(dir: string, count: number): Promise<CrashTarget
   const store = join(dir, 'runs.sqlite');
   return {
     name: 'run',
+    out: dir,
     args: ['run', '--prompts', path, '--model', 'm1', '--base-url', server.url, '--store', store, '--concurrency', '4'],
     progress: () => [...server.answered.values()].reduce((a, b) => a + b, 0),
     async snapshot() {

@@ -1,7 +1,8 @@
 /**
  * A throwaway redis-server for queue tests: a free loopback port, its own temp folder, AOF with an
  * fsync per write (so a restart keeps every acknowledged job) and no RDB snapshots. `restart()` kills
- * it with SIGKILL and starts it again on the same port and folder. Tests skip with a message when
+ * it with SIGKILL and starts it again on the same port and folder; a second server can be started as
+ * its replica (the failover in test/helpers/fault-matrix.ts). Tests skip with a message when
  * Debian's redis-server is not installed (.ci/run installs it).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -53,16 +54,19 @@ async function waitForPort(port: number, up: boolean, timeoutMs = 20_000): Promi
   }
 }
 
-export async function startRedis(): Promise<TestRedis> {
+/** Starts a server; with `replicaOf`, a replica of the server on that port (read-only until promoted). */
+export async function startRedis(options: { replicaOf?: number } = {}): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'gsr-redis-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
+  const replica = options.replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(options.replicaOf)];
   const launch = async () => {
-    child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--protected-mode', 'no'], { stdio: 'ignore' });
+    child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--protected-mode', 'no', ...replica], { stdio: 'ignore' });
     await waitForPort(port, true);
   };
   const kill = async () => {
-    if (!child || child.exitCode !== null) return;
+    // A killed server has a signalCode, not an exitCode: stopping it twice must not wait for an exit that came.
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child!.once('exit', r));
     child.kill('SIGKILL');
     await exited;

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runStages, stageStatus, type Stage } from '../../src/pipeline/engine.js';
 import { PipelineProgress } from '../../src/pipeline/progress.js';
@@ -137,5 +138,46 @@ describe('stage engine', () => {
     writeFileSync(ext, '2');
     expect((await stageStatus(chain(3, ext, calls), o)).map((s) => s.state)).toEqual(['complete', 'complete', 'stale']);
     expect(calls).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('stage hashes cover code', () => {
+  /** A package copy: package.json, a stage module and the library it imports (whose text is `lib`). */
+  function pkg(lib: string, types = 'export const unused = 1;\n'): string {
+    const dir = tmp();
+    writeFileSync(join(dir, 'package.json'), '{"name":"p","version":"1.0.0"}');
+    writeFileSync(join(dir, 'stage.js'), "import { f } from './lib.js';\nimport type { T } from './types.js';\nexport const g = f;\n");
+    writeFileSync(join(dir, 'lib.js'), lib);
+    writeFileSync(join(dir, 'types.js'), types);
+    return dir;
+  }
+  const stages = (code: string, calls: string[]): Stage[] => [
+    { name: 'a', settings: {}, after: [], run: async (ctx) => void (calls.push('a'), await writeFile(join(ctx.dir, 'a.txt'), 'a')) },
+    { name: 'b', settings: {}, after: ['a'], code: [pathToFileURL(join(code, 'stage.js')).href], run: async (ctx) => void (calls.push('b'), await writeFile(join(ctx.dir, 'b.txt'), 'b')) },
+  ];
+
+  it('reruns a stage whose code changed, and says why; a moved copy of the same code is unchanged', async () => {
+    const out = join(tmp(), 'o');
+    const calls: string[] = [];
+    await runStages(stages(pkg('export const f = 1;\n'), calls), { out, progress: quiet() });
+    // The same code in another folder, and a change to a file only imported as a type: nothing to do.
+    expect((await stageStatus(stages(pkg('export const f = 1;\n', 'export const unused = 2;\n'), calls), out)).map((s) => s.state)).toEqual(['complete', 'complete']);
+    const changed = pkg('export const f = 2;\n');
+    const status = await stageStatus(stages(changed, calls), out);
+    expect(status.map((s) => [s.name, s.state, s.reasons])).toEqual([['a', 'complete', []], ['b', 'stale', ['code changed']]]);
+    const outcomes = await runStages(stages(changed, calls), { out, progress: quiet() });
+    expect(outcomes.map((o) => o.status)).toEqual(['skipped', 'ran']);
+    expect(calls).toEqual(['a', 'b', 'b']);
+  });
+
+  it('names inputs and settings as reasons, and stages after a rerun as upstream reruns', async () => {
+    const out = tmp();
+    const ext = join(out, 'ext.txt');
+    writeFileSync(ext, '1');
+    const o = join(out, 'o');
+    await runStages(chain(3, ext, []), { out: o, progress: quiet() });
+    expect((await stageStatus(chain(4, ext, []), o)).map((s) => s.reasons)).toEqual([['settings changed'], ['upstream reruns'], ['upstream reruns']]);
+    writeFileSync(ext, '2');
+    expect((await stageStatus(chain(3, ext, []), o)).map((s) => s.reasons)).toEqual([[], [], ['inputs changed']]);
   });
 });

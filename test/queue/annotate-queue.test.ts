@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { annotate, targetsFromManifest } from '../../src/annotate/index.js';
 import { synthesizeDataset } from '../../src/datasets/index.js';
 import { FIXTURE_ANNOTATOR, writeFixtureModels } from '../helpers/annotator-fixtures.js';
+import { cocoWithoutInfo, journalRecords } from '../helpers/queue-compare.js';
 import { redisUnavailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { exitOf, gsr, killAll, waitFor, type Proc } from './procs.js';
 
@@ -21,18 +22,7 @@ const IMAGES = process.env.GSR_QUEUE_ACCEPTANCE === '1' ? 500 : 48;
 /** Waits that depend on the number of images last this many times longer at the acceptance size. */
 const SCALE = IMAGES > 100 ? 10 : 1;
 
-/** Journal records without the header and provenance lines (which carry times and the run's info). */
-function journalRecords(dir: string): string[] {
-  return readFileSync(join(dir, 'journal.jsonl'), 'utf8').trim().split('\n').filter((l) => !l.startsWith('{"type":"header"') && !l.startsWith('{"type":"info"'));
-}
-
-function cocoWithoutInfo(dir: string): unknown {
-  const coco = JSON.parse(readFileSync(join(dir, 'annotations.json'), 'utf8')) as { info: Record<string, unknown> };
-  const { date_created: _d, ...info } = coco.info;
-  return { ...coco, info };
-}
-
-const doneCount = (dir: string) => (existsSync(join(dir, 'journal.jsonl')) ? journalRecords(dir).length : 0);
+const doneCount = (dir: string) => journalRecords(dir).length;
 const t0 = Date.now();
 /** Step markers with times, so a timeout shows where it stopped. */
 const step = (what: string, out: string) => console.log(`${((Date.now() - t0) / 1000).toFixed(1)} s: ${what} (${doneCount(out)} committed)`);

@@ -5,11 +5,13 @@
  * Fixed seed (GSR_FUZZ_SEED) and a time budget per parser (GSR_FUZZ_MS, default 2500 ms), so CI
  * time stays bounded; the run count reached is whatever fits the budget, in the seed's order.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { benchAnswerer, benchmarks, generateBenchmark, importBenchmark, judgeOutput, JUDGED_CHARS, loadItemSet, writeBenchPromptFile } from '../../src/benchmarks/index.js';
+import { sampleRoot as vspSampleRoot } from '../benchmarks/vsp/sample.js';
 import { readCocoFile } from '../../src/formats/coco.js';
 import { importWhatsup } from '../../src/datasets/index.js';
 import { readManifestAll } from '../../src/formats/manifest.js';
@@ -32,7 +34,7 @@ const HEAP_GROWTH_LIMIT = 256 * 2 ** 20;
 const dir = mkdtempSync(join(tmpdir(), 'gsr-fuzz-'));
 
 /** Runs `fn`; returns normally on success or a GsrError, fails the property on any other throw or a slow call. */
-async function onlyTypedErrors(fn: () => unknown): Promise<void> {
+async function onlyTypedErrors(fn: () => unknown, slowMs = SLOW_CALL_MS): Promise<void> {
   const t = performance.now();
   try {
     await fn();
@@ -40,11 +42,11 @@ async function onlyTypedErrors(fn: () => unknown): Promise<void> {
     if (!(err instanceof GsrError)) throw new Error(`threw ${(err as Error)?.name}: ${(err as Error)?.message}`, { cause: err });
   }
   const ms = performance.now() - t;
-  if (ms > SLOW_CALL_MS) throw new Error(`one call took ${ms.toFixed(0)} ms`);
+  if (ms > slowMs) throw new Error(`one call took ${ms.toFixed(0)} ms`);
 }
 
 /** Checks a property for the time budget with the fixed seed; reports how many runs fit. */
-async function fuzz<T>(name: string, arb: fc.Arbitrary<T>, body: (value: T) => Promise<void> | void): Promise<number> {
+async function fuzz<T>(name: string, arb: fc.Arbitrary<T>, body: (value: T) => Promise<void> | void, { minRuns = 11, budgetMs = BUDGET_MS } = {}): Promise<number> {
   const heapBefore = process.memoryUsage().heapUsed;
   let runs = 0;
   await fc.assert(
@@ -52,11 +54,11 @@ async function fuzz<T>(name: string, arb: fc.Arbitrary<T>, body: (value: T) => P
       runs++;
       await body(v);
     }),
-    { seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: BUDGET_MS, markInterruptAsFailure: false, endOnFailure: true },
+    { seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: budgetMs, markInterruptAsFailure: false, endOnFailure: true },
   );
   expect(process.memoryUsage().heapUsed - heapBefore, `${name}: heap growth`).toBeLessThan(HEAP_GROWTH_LIMIT);
-  expect(runs, `${name}: runs in ${BUDGET_MS} ms`).toBeGreaterThan(10);
-  process.stderr.write(`fuzz ${name}: ${runs} cases in ${BUDGET_MS} ms (seed ${SEED})\n`);
+  expect(runs, `${name}: runs in ${budgetMs} ms`).toBeGreaterThanOrEqual(minRuns);
+  process.stderr.write(`fuzz ${name}: ${runs} cases in ${budgetMs} ms (seed ${SEED})\n`);
   return runs;
 }
 
@@ -174,4 +176,111 @@ describe('fuzzing the input parsers (fixed seed, time budget)', () => {
       await onlyTypedErrors(() => parsePipeline(text, join(dir, 'p.yaml'), { GSR_X: '1' }));
     });
   }, scaled(60_000));
+});
+
+/**
+ * The benchmark plug-ins, through their interface only (the registry's `judge` and `parseItem`, and
+ * importBenchmark / loadItemSet), so these keep working when a plug-in's insides are rewritten. Model
+ * outputs start from every baseline's answers to real prompts of a small set and are cut, grown and
+ * spliced; item files start from the set's own items.jsonl lines.
+ */
+const SETS: Record<string, { make: (out: string) => Promise<unknown>; root?: () => Promise<string> }> = {
+  vsp: { make: async (out) => importBenchmark('vsp', await vspSampleRoot(), out), root: vspSampleRoot },
+  'snorkel-spatial': { make: (out) => generateBenchmark('snorkel-spatial', { count: 4 }, out) },
+  svat: { make: (out) => generateBenchmark('svat', { count: 2, width: 64, height: 64 }, out) },
+};
+
+/** Text edits of `base`: cut at a point, a string spliced in, and (with `repeat`) the result repeated up to past the judged length. */
+const edited = (bases: string[], repeat: boolean) =>
+  fc.record({ base: fc.constantFrom(...bases), at: fc.nat(), cut: fc.nat(40), add: fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 10 }), fc.constantFrom('\n', '```', '<Output>', '</Output>', 'Answer:', '{', '[', ']', '0'.repeat(400))), times: fc.integer({ min: 1, max: 100 }) })
+    .map(({ base, at, cut, add, times }) => {
+      const i = base.length === 0 ? 0 : at % (base.length + 1);
+      const spliced = base.slice(0, i) + add + base.slice(i + cut);
+      // One case in twenty is long: repeated to about 1.5 times the judged length.
+      return repeat && times > 95 ? spliced.repeat(Math.ceil((1.5 * JUDGED_CHARS) / Math.max(1, spliced.length))) : spliced;
+    });
+
+describe.each(Object.keys(SETS))('fuzzing the %s plug-in (fixed seed, time budget)', (name) => {
+  const b = benchmarks.get(name);
+  let set: Awaited<ReturnType<typeof loadItemSet>>;
+  let prompts: Awaited<ReturnType<typeof readBenchPrompts>>;
+  let outputs: string[];
+  let lines: string[];
+  const setDir = join(dir, `${name}-set`);
+  beforeAll(async () => {
+    await SETS[name].make(setDir);
+    set = await loadItemSet(setDir);
+    await writeBenchPromptFile(b, set.items.values(), {}, set.context, join(dir, `${name}-prompts.jsonl`));
+    prompts = (await readBenchPrompts(join(dir, `${name}-prompts.jsonl`))).slice(0, 200);
+    outputs = [''];
+    for (const kind of Object.keys(b.baselines)) {
+      const answerer = await benchAnswerer(b, set.items, kind, { model: kind, seed: 1 });
+      for (const p of prompts.slice(0, 40)) {
+        const a = await answerer.answer(p, new AbortController().signal).catch(() => '');
+        outputs.push(typeof a === 'string' ? a : a.text);
+      }
+    }
+    lines = readFileSync(join(setDir, 'items.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 50);
+  }, 180_000);
+
+  it('judge (through judgeOutput, as scoring calls it): model outputs in every mode give a judgement, never an error other than GsrError', async () => {
+    expect(prompts.length).toBeGreaterThan(0);
+    const output = fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 100 }), fc.string({ unit: 'binary', maxLength: 200 }), edited(outputs, true), fc.json());
+    await fuzz(`${name} judge`, fc.record({ i: fc.nat(), mode: fc.constantFrom(...b.modes), output }), async ({ i, mode, output }) => {
+      const p = prompts[i % prompts.length];
+      await onlyTypedErrors(() => {
+        const j = judgeOutput(b, set.items.get(p.item)!, p, output, mode);
+        if (typeof j.valid !== 'boolean' || typeof j.correct !== 'boolean') throw new Error(`judgement without valid/correct: ${JSON.stringify(j)}`);
+        if (j.credit !== undefined && !(j.credit >= 0 && j.credit <= 1)) throw new Error(`credit ${j.credit} outside [0, 1]`);
+      });
+    });
+  }, 120_000);
+
+  it('parseItem: near-valid and arbitrary records give an item or a GsrError', async () => {
+    const raws = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const mutated = fc.record({ raw: fc.constantFrom(...raws), key: fc.nat(), value: fc.jsonValue({ maxDepth: 3 }), drop: fc.boolean() }).map(({ raw, key, value, drop }) => {
+      const keys = Object.keys(raw);
+      const k = keys[key % keys.length];
+      const copy: Record<string, unknown> = { ...raw };
+      if (drop) delete copy[k];
+      else copy[k] = value;
+      return copy;
+    });
+    await fuzz(`${name} parseItem`, fc.oneof(fc.jsonValue({ maxDepth: 4 }), mutated), async (raw) => {
+      await onlyTypedErrors(() => b.parseItem(raw));
+    });
+  }, 120_000);
+
+  it('item files: a set whose items.jsonl is cut, spliced or replaced loads or fails with a GsrError', async () => {
+    const text = lines.join('\n') + '\n';
+    let n = 0;
+    await fuzz(`${name} items.jsonl`, fc.oneof(edited([text], false), fc.string({ maxLength: 300 })), async (items) => {
+      const d = join(dir, `${name}-fuzz-${n++}`);
+      mkdirSync(d);
+      writeFileSync(join(d, 'items.jsonl'), items);
+      writeFileSync(join(d, 'context.json'), readFileSync(join(setDir, 'context.json')));
+      await onlyTypedErrors(() => loadItemSet(d));
+    });
+  }, 120_000);
+
+  it.runIf(SETS[name].root !== undefined)('importer: a copy with one record file fuzzed imports or fails with a GsrError', async () => {
+    const root = join(dir, `${name}-copy`);
+    cpSync(await SETS[name].root!(), root, { recursive: true });
+    const records = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => /\.(txt|json)$/.test(f) || !f.includes('.')).filter((f) => statSync(join(root, f)).isFile()).sort();
+    // A whole import reads hundreds of files: "too slow" and the time budget are measured against a clean import.
+    const t = performance.now();
+    await importBenchmark(name, root, join(dir, `${name}-clean`));
+    const clean = performance.now() - t;
+    const slow = Math.max(SLOW_CALL_MS, 5 * clean);
+    let n = 0;
+    await fuzz(`${name} import`, fc.record({ file: fc.constantFrom(...records), text: fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 100 }), fc.json()) }), async ({ file, text }) => {
+      const before = readFileSync(join(root, file));
+      writeFileSync(join(root, file), text);
+      try {
+        await onlyTypedErrors(() => importBenchmark(name, root, join(dir, `${name}-imp-${n++}`)), slow);
+      } finally {
+        writeFileSync(join(root, file), before);
+      }
+    }, { minRuns: 3, budgetMs: Math.round(Math.max(BUDGET_MS, 4 * clean)) });
+  }, 180_000);
 });

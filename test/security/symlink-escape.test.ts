@@ -1,7 +1,11 @@
-import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { annotate } from '../../src/annotate/run.js';
+import { generateBenchmark, importBenchmark, loadItemSet, writeBenchPromptFile } from '../../src/benchmarks/index.js';
+import { readBenchPrompts } from '../../src/formats/chat-prompt.js';
 import { targetsFromManifest } from '../../src/annotate/targets.js';
 import { importWhatsup, importWhatsupToManifest } from '../../src/datasets/index.js';
 import { createOpenAiAnswerer, RunStore, runPrompts } from '../../src/mllm/index.js';
@@ -11,6 +15,7 @@ import { A_CAPTIONS, controlled, tempDir, writeJpeg, writeWhatsupFolder } from '
 import { DOUBLE_DEPTH, DOUBLE_DETECTOR, DOUBLE_SEGMENTER, registerDoubles } from '../annotate/helpers/doubles.js';
 import { runCli, scaled } from '../helpers/cli.js';
 import { startFakeServer, type FakeServer } from '../mllm/fake-server.js';
+import { sampleRoot as vspSampleRoot } from '../benchmarks/vsp/sample.js';
 
 const servers: FakeServer[] = [];
 afterEach(async () => {
@@ -129,4 +134,108 @@ describe("the issue's repro: a folder link to /etc", () => {
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/^gsr: error: .*leaves the dataset root.*\/etc\/passwd/);
   }, scaled(60_000));
+});
+
+/**
+ * Benchmark plug-ins, through the shared machinery (importBenchmark, generateBenchmark, loadItemSet,
+ * writeBenchPromptFile): a file or folder link out of the item set's root is refused at import, and an
+ * image swapped for a link after import is never read when prompts are built.
+ */
+describe('benchmark item sets: links out of the root', () => {
+  /** A file outside every root, with the bytes of `like` (so only the link is wrong). */
+  function outsideCopy(like: string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'gsr-outside-'));
+    const path = join(dir, basename(like));
+    copyFileSync(like, path);
+    return path;
+  }
+  /** Replaces `path` by a link to an outside copy of it; returns the copy. */
+  function linkOut(path: string): string {
+    const copy = outsideCopy(path);
+    rmSync(path);
+    symlinkSync(copy, path);
+    return copy;
+  }
+  const first = (root: string, re: RegExp) => {
+    const hit = readdirSync(root, { recursive: true, encoding: 'utf8' }).sort().find((f) => re.test(f));
+    if (!hit) throw new Error(`no file like ${re} in ${root}`);
+    return join(root, hit);
+  };
+  async function vspCopy(): Promise<string> {
+    const root = join(mkdtempSync(join(tmpdir(), 'gsr-vsp-')), 'VSP');
+    cpSync(await vspSampleRoot(), root, { recursive: true });
+    return root;
+  }
+  /** Prompts built from an item set folder: the summary and the sha256 of every image sent. */
+  async function promptsOf(set: string) {
+    const { benchmark, items, context } = await loadItemSet(set);
+    const s = await writeBenchPromptFile(benchmark, items.values(), {}, context, join(set, '..', 'prompts.jsonl'));
+    const shas = (await readBenchPrompts(join(set, '..', 'prompts.jsonl'))).flatMap((p) => p.parts.flatMap((part) => (part.type === 'image' ? [part.sha256] : [])));
+    return { s, shas };
+  }
+  const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+  it.each([
+    ['a text file the importer reads', /maps\/level\d+\/table\/\d+\.txt$/],
+    ['an image', /maps\/level\d+\/img\/\d+\.png$/],
+  ])('VSP: %s linked out of the copy is refused at import, and nothing is written', async (_what, re) => {
+    const root = await vspCopy();
+    linkOut(first(root, re));
+    const out = join(root, '..', 'set');
+    await expect(importBenchmark('vsp', root, out)).rejects.toThrow(/outside its root .*\(a symbolic link\); refused/);
+    expect(existsSync(join(out, 'items.jsonl'))).toBe(false);
+  }, 120_000);
+
+  it('VSP: a folder linked out of the copy is refused at import', async () => {
+    const root = await vspCopy();
+    const level = dirname(dirname(first(root, /maps\/level\d+\/img\/\d+\.png$/)));
+    const away = join(mkdtempSync(join(tmpdir(), 'gsr-outside-')), 'level');
+    renameSync(level, away);
+    symlinkSync(away, level);
+    await expect(importBenchmark('vsp', root, join(root, '..', 'set'))).rejects.toThrow(/outside its root .*symbolic link/);
+  }, 120_000);
+
+  it('VSP: an image swapped for a link after import is skipped by the prompt writer, never hashed', async () => {
+    const root = await vspCopy();
+    const set = join(root, '..', 'set');
+    await importBenchmark('vsp', root, set);
+    const clean = await promptsOf(set);
+    const secret = linkOut(first(root, /maps\/level\d+\/img\/\d+\.png$/));
+    writeFileSync(secret, 'outside bytes');
+    const after = await promptsOf(set);
+    expect(after.s.skipped.length).toBeGreaterThan(0);
+    expect(after.s.skipped.every((k) => /symbolic link/.test(k.reason))).toBe(true);
+    expect(after.s.items).toBe(clean.s.items - after.s.skipped.length);
+    expect(after.shas).not.toContain(sha(secret));
+  }, 120_000);
+
+  it('SVAT: a photograph linked out of the photos folder is refused when the set is generated', async () => {
+    const photos = mkdtempSync(join(tmpdir(), 'gsr-photos-'));
+    await writeJpeg(join(photos, 'a.jpeg'), 40, 30);
+    await writeJpeg(join(photos, 'b.jpeg'), 40, 30);
+    linkOut(join(photos, 'b.jpeg'));
+    const out = join(mkdtempSync(join(tmpdir(), 'gsr-svat-')), 'set');
+    await expect(generateBenchmark('svat', { background: ['I5'], photos, count: 1, width: 64, height: 64 }, out)).rejects.toThrow(/b\.jpeg.*outside its root.*symbolic link/);
+    expect(existsSync(join(out, 'items.jsonl'))).toBe(false);
+  }, 120_000);
+
+  it('SVAT: an image of a generated set swapped for a link out of it is skipped by the prompt writer', async () => {
+    const set = join(mkdtempSync(join(tmpdir(), 'gsr-svat-')), 'set');
+    await generateBenchmark('svat', { count: 2, width: 64, height: 64 }, set);
+    const clean = await promptsOf(set);
+    const secret = linkOut(first(set, /\.png$/));
+    writeFileSync(secret, 'outside bytes');
+    const after = await promptsOf(set);
+    expect(after.s.skipped.map((k) => k.reason)).toEqual([expect.stringMatching(/outside its root .*symbolic link/)]);
+    expect(after.s.items).toBe(clean.s.items - 1);
+    expect(after.shas).not.toContain(sha(secret));
+  }, 120_000);
+
+  it.each(['items.jsonl', 'context.json'])('SnorkelSpatial: a set whose %s links out of its folder is refused when loaded', async (file) => {
+    const set = join(mkdtempSync(join(tmpdir(), 'gsr-snorkel-')), 'set');
+    await generateBenchmark('snorkel-spatial', { count: 2 }, set);
+    expect((await promptsOf(set)).s.prompts).toBeGreaterThan(0);
+    linkOut(join(set, file));
+    await expect(loadItemSet(set)).rejects.toThrow(new RegExp(`${file.replace('.', '\\.')} resolves to .*, outside its root .*symbolic link`));
+  }, 120_000);
 });

@@ -5,19 +5,21 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PipelineProgress, runStages, type Stage } from '../../src/pipeline/index.js';
 import { openAtomicWriter } from '../../src/util/fs.js';
-import { LOCK_FILE, lockOutputFolder, tryLock } from '../../src/util/lock.js';
+import { holdOutputFile, LOCK_FILE, lockOutputFolder, tryLock } from '../../src/util/lock.js';
 import { REPO_ROOT, scaled } from '../helpers/cli.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'gsr-lock-'));
 const oneStage = (calls: string[]): Stage[] => [{ name: 'a', settings: {}, after: [], run: async () => void calls.push('a') }];
 const quiet = () => new PipelineProgress(1, () => {});
 
-/** A separate process that holds the folder's lock until killed. */
-async function holder(folder: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'test', 'util', 'lock-holder.ts'), folder], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** A separate process that holds the folder's lock (or writes the file) until killed. */
+async function holder(folder: string, kind: 'folder' | 'file' = 'folder') {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'test', 'util', 'lock-holder.ts'), folder, kind], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
-    child.on('exit', () => reject(new Error('holder exited')));
+    child.on('exit', () => reject(new Error(`holder exited: ${stderr}`)));
   });
   const exited = new Promise((r) => child.on('exit', r));
   return { pid: child.pid!, kill: async () => (child.kill('SIGKILL'), await exited) };
@@ -97,4 +99,45 @@ describe('output lock', () => {
     await live.commit();
     expect(readdirSync(join(folder, 'depth'))).toEqual(['a.png']);
   });
+
+  it('covers the subfolders of a held folder: a writer below is refused, naming the holder, and writes nothing', async () => {
+    const out = tmp();
+    const h = await holder(out);
+    try {
+      const inside = join(out, 'annotate', 'deeper');
+      expect(() => lockOutputFolder(inside, 'gsr annotate')).toThrow(new RegExp(`^${inside} is inside ${out}, which is in use by lock holder \\(pid ${h.pid}, since [0-9T:.Z-]+\\); wait for it to finish or stop it$`));
+      expect(() => holdOutputFile(join(out, 'prompts', 'tg.jsonl'), 'gsr prompts')).toThrow(new RegExp(`is inside ${out}, which is in use by lock holder \\(pid ${h.pid}`));
+      expect(readdirSync(out).sort()).toEqual([LOCK_FILE, `${LOCK_FILE}.owner`]);
+      // Beside it, all is free.
+      holdOutputFile(join(out, '..', 'beside.jsonl'), 'gsr prompts').release();
+    } finally {
+      await h.kill();
+    }
+    lockOutputFolder(join(out, 'annotate'), 'gsr annotate').release();
+  }, 60_000);
+
+  it('a folder with a held folder or a file being written below it cannot be taken; the holder is named', async () => {
+    const out = tmp();
+    const sub = join(out, 'annotate');
+    const h = await holder(sub);
+    try {
+      expect(() => lockOutputFolder(out, 'gsr pipeline run')).toThrow(new RegExp(`^${out} contains ${sub}, which is in use by lock holder \\(pid ${h.pid}, since `));
+      // A second writer of another file below the same folder is fine: only taking the folder is refused.
+      lockOutputFolder(join(out, 'other'), 'gsr annotate').release();
+    } finally {
+      await h.kill();
+    }
+    // A file writer below a folder that has a lock file holds it shared.
+    const w = await holder(join(out, 'prompts', 'tg.jsonl'), 'file');
+    try {
+      expect(() => lockOutputFolder(out, 'gsr pipeline run')).toThrow(new RegExp(`^${out} is in use by file holder \\(pid ${w.pid}, since `));
+      holdOutputFile(join(out, 'prompts', 'mc.jsonl'), 'gsr prompts').release();
+    } finally {
+      await w.kill();
+    }
+    const lock = lockOutputFolder(out, 'gsr pipeline run');
+    // The killed writer's note is gone once the folder is taken.
+    expect(readdirSync(out).filter((n) => n.endsWith('.reader'))).toEqual([]);
+    lock.release();
+  }, 60_000);
 });

@@ -4,8 +4,9 @@
  * naming it, and nothing is returned.
  */
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { confinedRealPathSync, readConfined } from '../../util/confined.js';
 import { GsrError, errorMessage } from '../../util/errors.js';
 import { parseInfoPlan, parseNumberedPlan, parseState, stacksPureText, stacksTable, colourCode, type Stacks } from './blocks.js';
 import { candidates, parseStacksText, spellMoves } from './parse.js';
@@ -17,12 +18,14 @@ export const MAZE_FIGURE_MAP: MazeRows = ['SHFF', 'FFFF', 'FFFF', 'HFFG'];
 /** The blocks prompts' example photo: purple, blue, and orange under red. */
 export const BLOCKS_FIGURE_STACKS: Stacks = [['P'], ['B'], ['O', 'R']];
 
+/** Reads the copy's files; each must resolve inside the root (src/util/confined.ts), links included. */
 class Reader {
   constructor(readonly root: string) {}
   async text(rel: string): Promise<string> {
     try {
-      return await readFile(join(this.root, rel), 'utf8');
+      return (await readConfined(join(this.root, rel), this.root)).toString('utf8');
     } catch (err) {
+      if (err instanceof GsrError) throw err;
       throw new GsrError(`cannot read ${join(this.root, rel)}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
     }
   }
@@ -36,12 +39,14 @@ class Reader {
   }
   need(rel: string): string {
     if (!existsSync(join(this.root, rel))) throw new GsrError(`missing file ${join(this.root, rel)}`);
+    confinedRealPathSync(join(this.root, rel), this.root);
     return rel;
   }
   async list(rel: string): Promise<string[]> {
     try {
-      return (await readdir(join(this.root, rel))).sort();
+      return (await readdir(confinedRealPathSync(join(this.root, rel), this.root))).sort();
     } catch (err) {
+      if (err instanceof GsrError) throw err;
       throw new GsrError(`cannot list ${join(this.root, rel)}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
     }
   }

@@ -75,7 +75,7 @@ export function registerAnalyze(program: Command): void {
         if (result.rounding) process.stdout.write(formatRounding('all rows', result.rounding as never) + '\n');
         if (result.influence) process.stdout.write('\n' + formatInfluence(result.influence as never) + '\n');
         if (o.plot) notice(`wrote ${o.plot}`);
-      }),
+      }, (o) => ({ files: [o.out, o.plot] })),
     );
 
   analyze
@@ -235,7 +235,7 @@ export function registerAnalyze(program: Command): void {
         const fit = (f: typeof r.before) => (f ? `slope ${f.slope.toFixed(3)}, p = ${formatP(f.p)}, R² = ${f.r2.toFixed(3)}` : 'not fitted (fewer than 3 models)');
         process.stdout.write(`regression ${r.y} ~ ${r.x} across ${r.models.length} models\n  before review: ${fit(r.before)}\n  after review:  ${fit(r.after)}\n`);
         if (r.same_conclusion !== null) process.stdout.write(`  conclusion at p < 0.05: ${r.same_conclusion ? 'unchanged' : 'CHANGED'}\n`);
-      }),
+      }, (o) => ({ files: [o.out] })),
     );
 
   analyze

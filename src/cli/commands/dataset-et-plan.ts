@@ -41,7 +41,7 @@ export function registerEtPlanSynth(synth: Command): void {
         const r = await synthApartments({ out: opts.out, count: opts.count, seed: opts.seed, rooms: opts.rooms }, () => progress.tick()).finally(() => progress.stop());
         if (opts.json) printJson(r);
         else process.stdout.write(`wrote ${r.files.length} apartments (${r.nodes} nodes, ${r.edges} edges) to ${r.out}\n`);
-      }),
+      }, (o) => ({ folders: [o.out] })),
     );
 
   synth
@@ -77,7 +77,7 @@ export function registerEtPlanSynth(synth: Command): void {
         const rows = [['family', 'generated', 'kept', 'dropped', 'skipped']];
         for (const [family, g] of Object.entries(gen)) rows.push([family, String(g.generated), String(g.kept), Object.entries(g.dropped).map(([k, n]) => `${k}:${n}`).join(' ') || '-', String(g.skipped)]);
         process.stdout.write(`${table(rows)}\nwrote ${r.items} et-plan tasks on ${set.context.apartments.length} apartments to ${out} (${seconds.toFixed(1)} s)\n`);
-      }),
+      }, (o) => ({ folders: [o.out] })),
     );
 }
 

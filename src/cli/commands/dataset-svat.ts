@@ -43,6 +43,6 @@ export function registerSvatSynth(synth: Command): void {
         }
         const lines = Object.values(r.counts).flatMap((levels) => Object.entries(levels).map(([l, n]) => `${l.padEnd(24)} ${String(n).padStart(6)}`));
         process.stdout.write(`${lines.join('\n')}\nwrote ${r.items} SVAT items to ${out} (${seconds.toFixed(1)} s)\n`);
-      }),
+      }, (o) => ({ folders: [o.out] })),
     );
 }

@@ -66,7 +66,7 @@ export function registerDataset(program: Command): void {
           return;
         }
         process.stdout.write(`${countTable(r.counts)}\nwrote ${r.items.length} items to ${out}\n`);
-      }),
+      }, (format, o) => (format === 'whatsup' ? { files: [o.out] } : { folders: [o.out] })),
     );
 
   const synth = dataset
@@ -92,7 +92,7 @@ export function registerDataset(program: Command): void {
           return;
         }
         process.stdout.write(`${countTable(r.counts)}\nwrote ${r.scenes} scenes to ${out} (${r.seconds.toFixed(1)} s, ${r.scenesPerSecond.toFixed(1)} scenes/s)\n`);
-      }),
+      }, (o) => ({ folders: [o.out] })),
     );
   // Commander checks required options of every ancestor, so a sub-command would need synth's --out and
   // --count too: synth checks its own, for its own action only, with commander's message and exit code.
@@ -129,7 +129,7 @@ function registerSnorkelSynth(synth: Command): void {
         const seconds = (performance.now() - started) / 1000;
         if (json) printJson({ ...r, settings, seconds });
         else process.stdout.write(`${benchmarkCountTable(r.counts)}\nwrote ${r.items} snorkel-spatial items to ${r.out} (${seconds.toFixed(2)} s)\n`);
-      }),
+      }, (o) => ({ folders: [o.out] })),
     );
 }
 
@@ -149,7 +149,7 @@ function registerLayoutSynth(synth: Command): void {
         const r = await writeWhatsupLayout(resolve(opts.out), opts);
         if (opts.json) printJson(r);
         else process.stdout.write(`${countTable(r.records)}\nwrote ${r.images} images and the six What'sUp files to ${r.dataDir}, their exact boxes to ${r.annotations}\n`);
-      }),
+      }, (o) => ({ folders: [o.out] })),
     );
   synth
     .command('vsp-layout')
@@ -166,6 +166,6 @@ function registerLayoutSynth(synth: Command): void {
         const r = await writeVspLayout(out, { seed: opts.seed, items: opts.items, examples: opts.examples });
         if (opts.json) printJson({ out, ...r });
         else process.stdout.write(`wrote ${r.files} files in VSP's layout to ${out}\n`);
-      }),
+      }, (o) => ({ folders: [o.out] })),
     );
 }

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
 import type { PulledFile } from '../../perception/pull.js';
@@ -83,7 +83,7 @@ export function registerModels(program: Command): void {
           process.stdout.write(`${f.action.padEnd(10)} ${f.path} (${mib(f.bytes)}, ${CHECKS[f.verified]}, revision ${f.revision ?? 'unknown'})\n`);
         }
         process.stdout.write(`lock: ${modelsLockPath(modelsDir)}\n`);
-      }),
+      }, (id, o) => ({ inside: [join(o.modelsDir, id)] })),
     );
 
   common(models.command('verify').description("Load a model's files and check them against its contract (names, dtypes, shapes)"))

@@ -149,7 +149,7 @@ export function registerPipeline(program: Command): void {
         const { pipelineStatus } = await pipelineLib();
         const status = await pipelineStatus(file, { out: o.out });
         if (o.json) return printJson(status);
-        const lines = status.stages.map((s) => `${s.name.padEnd(9)} ${s.state}${s.completed_at ? ` (completed ${s.completed_at})` : ''}${s.partial ? ', interrupted run to resume' : ''}`);
+        const lines = status.stages.map((s) => `${s.name.padEnd(9)} ${s.state}${s.reasons.length ? ` (${s.reasons.join(', ')})` : ''}${s.completed_at ? ` (completed ${s.completed_at})` : ''}${s.partial ? ', interrupted run to resume' : ''}`);
         process.stdout.write(`${status.out}\n${lines.join('\n')}\n`);
       }),
     );

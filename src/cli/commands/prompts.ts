@@ -106,7 +106,7 @@ export function registerPrompts(program: Command): void {
         }
         const reasons = r.skipped.map((s) => `${s.item}: ${s.reason}`);
         reportItemFailures('items', { failed: r.skipped.length, total: r.items + r.skipped.length, succeeded: r.items }, reasons);
-      }),
+      }, (o) => ({ files: o.out === undefined ? [] : [o.out] })),
     );
 
   prompts
@@ -124,6 +124,6 @@ export function registerPrompts(program: Command): void {
         const r = await exportVlmevalkit({ prompts: o.prompts, out: resolve(o.out), shape: o.shape, images: o.images });
         if (o.json) return printJson(r);
         process.stdout.write(`wrote ${r.rows} rows (${r.images} images, shape ${r.shape}) to ${r.out}\n`);
-      }),
+      }, (o) => ({ files: [o.out] })),
     );
 }

@@ -71,7 +71,7 @@ export function registerReport(program: Command): void {
           paper: o.paper,
         });
         notice(`wrote ${o.out} (${results.length} model(s))`);
-      }),
+      }, (o) => ({ files: [o.out] })),
     );
   // Before `analyze` and `report` shared one spelling.
   deprecatedOption(report, '--regression-y <metric>', '--y');

@@ -31,7 +31,7 @@ export function registerResponses(program: Command): void {
         } finally {
           store.close();
         }
-      }),
+      }, (o) => ({ files: [o.out] })),
     );
 
   const importCmd = responses
@@ -66,7 +66,7 @@ export function registerResponses(program: Command): void {
         } finally {
           store.close();
         }
-      }),
+      }, (_file, o) => ({ files: [o.store] })),
     );
   deprecatedOption(importCmd, '--replace', '--force');
 

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
 import { integerIn, parseNumber } from '../parsers.js';
@@ -19,6 +19,8 @@ interface SessionCliOptions {
   modelsDir: string;
 }
 
+/** The folder the review journal is written in (by default it lies beside the annotation file). */
+const journalFolder = (o: SessionCliOptions) => dirname(o.journal ?? o.annotations);
 
 async function openSession(o: SessionCliOptions) {
   const { ReviewSession } = await lib();
@@ -74,7 +76,7 @@ export function registerReview(program: Command): void {
         };
         process.once('SIGINT', () => void stop());
         process.once('SIGTERM', () => void stop());
-      }),
+      }, (o) => ({ inside: [journalFolder(o)] })),
     );
 
   sessionOptions(review.command('export').description('Write the reviewed labels as COCO, with provenance per annotation'))
@@ -90,7 +92,7 @@ export function registerReview(program: Command): void {
         } finally {
           await session.close();
         }
-      }),
+      }, (o) => ({ files: [o.out], inside: [journalFolder(o)] })),
     );
 
   review
@@ -148,7 +150,7 @@ export function registerReview(program: Command): void {
         await writeCocoFile(out, { info: coco.info ?? {}, images: coco.images, annotations: coco.annotations, categories: coco.categories ?? [] });
         await writeJsonAtomic(`${out}.corrupted.json`, { truth: resolve(o.truth), seed: o.seed, rate: o.rate, corrupted });
         process.stdout.write(`corrupted ${corrupted.length} of ${truth.annotations.length} labels\nwrote ${out} and ${out}.corrupted.json\n`);
-      }),
+      }, (o) => ({ files: [o.out] })),
     );
 
   review

@@ -173,6 +173,6 @@ export function registerRun(program: Command): void {
           await answerer.close?.();
           store.close();
         }
-      }),
+      }, (o) => ({ files: [o.store] })),
     );
 }

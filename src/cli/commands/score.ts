@@ -126,7 +126,7 @@ export function registerScore(program: Command): void {
           );
         }
         process.stdout.write(`wrote ${paths.join(', ')}\n`);
-      }),
+      }, (o) => ({ inside: [o.out ?? 'results'] })),
     );
 
   score
@@ -164,6 +164,6 @@ export function registerScore(program: Command): void {
           process.stdout.write(`${col.padEnd(20)} n=${c.n} g-score=${pct(c.accuracy)} mean_iou=${c.mean_iou?.toFixed(3) ?? '-'} unparsed=${c.unparsed} missing=${c.missing}\n`);
         }
         process.stdout.write(`avg g-score: ${pct(result.avg_g_score)} (${count.unparsed} of ${count.total} answers unparsed, ${count.missing} missing)\nwrote ${paths.join(', ')}\n`);
-      }),
+      }, (o) => ({ inside: [o.out ?? 'results'] })),
     );
 }

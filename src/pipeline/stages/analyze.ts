@@ -93,6 +93,7 @@ export function datasetSplits(d: DatasetSummary): string[] {
 export function analyzeStage(config: PipelineConfig): Stage {
   return {
     name: 'analyze',
+    code: [import.meta.url],
     after: ['dataset', 'prompts', 'annotate', 'score'],
     settings: { regression: config.metrics.regression ?? null },
     async run(ctx): Promise<AnalyzeStageSummary> {

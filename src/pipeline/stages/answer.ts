@@ -24,8 +24,6 @@ export interface ModelAnswerSummary {
   prompts: number;
   ok: number;
   failed: number;
-  /** Answered by an earlier (interrupted or superseded) run and taken from the store. */
-  cached: number;
   failures: Record<string, number>;
 }
 
@@ -60,6 +58,7 @@ export function answererOptionsOf(model: ModelConfig, annotations: string | unde
 export function answerStage(config: PipelineConfig): Stage {
   return {
     name: 'answer',
+    code: [import.meta.url],
     after: ['dataset', 'prompts', 'annotate'],
     // Concurrency, timeouts and endpoint limits change how, not what, is asked.
     settings: config.models.map((m) => ({ ...m, base_url: endpointUrls(m.base_url), concurrency: undefined, timeout_ms: undefined, rate_limit: undefined, tasks: modelTasks(m, config) })),
@@ -82,8 +81,11 @@ export function answerStage(config: PipelineConfig): Stage {
             spec: { answerer: model.kind, options: answererOptions, timeoutMs: model.timeout_ms ?? 60_000, retry: {} },
           });
           const tasks = modelTasks(model, config);
-          const m: ModelAnswerSummary = { name: model.name, kind: model.kind, tasks, prompts: 0, ok: 0, failed: 0, cached: 0, failures: {} };
+          const m: ModelAnswerSummary = { name: model.name, kind: model.kind, tasks, prompts: 0, ok: 0, failed: 0, failures: {} };
           const keys = new Set<string>();
+          // How many answers an earlier (interrupted or superseded) run left in the store: told, not
+          // recorded, so that the stage record of a resumed run equals an uninterrupted run's.
+          let cached = 0;
           try {
             for (const task of tasks) {
               const file = join(promptsDir, promptFileFor(model, task));
@@ -94,7 +96,7 @@ export function answerStage(config: PipelineConfig): Stage {
               });
               if (r.interrupted) throw new Error('interrupted (answers so far are kept; run again to resume)');
               m.prompts += r.prompts;
-              m.cached += r.cached;
+              cached += r.cached;
               for (const [reason, n] of Object.entries(r.failures)) m.failures[reason] = (m.failures[reason] ?? 0) + n;
               for await (const p of readJsonl<{ key: string }>(file)) keys.add(p.key);
             }
@@ -112,6 +114,7 @@ export function answerStage(config: PipelineConfig): Stage {
               }
             })(),
           );
+          if (cached > 0) ctx.notice(`${model.name}: ${cached} answers taken from an earlier run`);
           if (m.failed > 0) ctx.notice(`${model.name}: ${m.failed} of ${m.prompts} prompts failed (${Object.keys(m.failures).join(', ') || 'see responses'})`);
           summary.models.push(m);
         }

@@ -34,6 +34,7 @@ export function datasetStage(config: PipelineConfig): Stage {
   const d = config.dataset;
   return {
     name: 'dataset',
+    code: [import.meta.url],
     after: [],
     settings: { dataset: d, version: d.synthetic ? VERSION : undefined },
     async fingerprint() {

@@ -48,6 +48,7 @@ export function labelNoiseStage(config: PipelineConfig): Stage | null {
   const asksDap = (m: PipelineConfig['models'][number]) => modelTasks(m, config).includes('dap');
   return {
     name: 'label-noise',
+    code: [import.meta.url],
     after: ['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze'],
     settings: {
       dap: p.tasks.includes('dap') ? { permutations: p.permutations, dap: p.dap, templates: p.templates ?? null } : null,

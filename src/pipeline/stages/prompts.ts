@@ -28,6 +28,7 @@ export function promptsStage(config: PipelineConfig): Stage {
   for (const m of config.models) if (m.templates) sets.push({ name: m.name, templates: m.templates, model: m.name });
   return {
     name: 'prompts',
+    code: [import.meta.url],
     after: ['dataset', 'annotate'],
     settings: { tasks: p.tasks, permutations: p.permutations, dap: p.dap, sets: sets.map((s) => ({ name: s.name, model: s.model })) },
     async fingerprint() {

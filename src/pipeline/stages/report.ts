@@ -38,6 +38,7 @@ export function reportStage(config: PipelineConfig): Stage {
   const withTruth = hasTruthBesidePseudoLabels(config);
   return {
     name: 'report',
+    code: [import.meta.url],
     after: ['dataset', 'prompts', 'score', 'analyze', ...(config.photos ? ['photos'] : []), ...(withTruth ? ['annotate', 'label-noise'] : [])],
     settings: { title: config.report.title ?? config.name, file: config.report.file },
     async run(ctx): Promise<ReportStageSummary> {

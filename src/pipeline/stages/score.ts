@@ -136,6 +136,7 @@ export function scoreStage(config: PipelineConfig): Stage {
   const mode = reasoningMode(config);
   return {
     name: 'score',
+    code: [import.meta.url],
     after: ['prompts', 'annotate', 'answer'],
     settings: { mode, iou: config.metrics.iou, models: config.models.map((m) => ({ name: m.name, tasks: modelTasks(m, config), box: boxFormatOf(m).format, templates: !!m.templates })), dap: config.prompts.dap.base_task },
     async run(ctx): Promise<ScoreStageSummary> {

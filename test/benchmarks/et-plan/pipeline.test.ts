@@ -144,6 +144,7 @@ describe('the et-plan pipeline on a fake endpoint', () => {
     const answered = () => [...server.answered.values()].reduce((a, b) => a + b, 0);
     const target: CrashTarget = {
       name: 'et-plan pipeline',
+      out,
       args: ['pipeline', 'run', file],
       progress: answered,
       // The run store is the resumable log. Stage records keep digests of files that hold timestamps (the
