@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { GsrError, errorMessage } from '../util/errors.js';
-import { holdOutputs, type Lock, type Outputs } from '../util/lock.js';
+import type { Lock, Outputs } from '../util/lock.js';
 
 /** `gsr dataset import` for the commander Command an action was called with (its last argument). */
 function commandName(args: unknown[]): string {
@@ -20,7 +20,8 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | 
   return async (...args: A) => {
     let lock: Lock | undefined;
     try {
-      if (writes) lock = holdOutputs(commandName(args), writes(...args));
+      // Loaded when a command writes: the lock opens SQLite, which start-up and --help must not load.
+      if (writes) lock = (await import('../util/lock.js')).holdOutputs(commandName(args), writes(...args));
       await fn(...args);
     } catch (err) {
       process.stderr.write(`gsr: error: ${errorMessage(err)}\n`);

@@ -192,3 +192,6 @@ export async function writeResultsFiles(dir: string, kind: ResultsKind, summary:
   await writeJsonAtomic(paths.summary, summary);
   return [paths.summary, paths.csv, paths.items];
 }
+
+/** The label-noise stage's report (src/analysis/label-noise.ts's LabelNoiseReport), in the stage's folder. */
+export const LABEL_NOISE_FILE = 'label-noise.json';

@@ -381,7 +381,8 @@ async function writeStreets(w: Writer, rng: Streams, o: Required<VspLayoutOption
 
 async function isEmptyOrAbsent(dir: string): Promise<boolean> {
   try {
-    return (await readdir(dir)).length === 0;
+    // The command's own output lock (src/util/lock.ts: `.gsr.lock` and its notes) does not count.
+    return (await readdir(dir)).every((name) => name.startsWith('.gsr.lock'));
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ENOENT';
   }

@@ -15,6 +15,7 @@ import { MANIFEST_FILE } from '../../formats/manifest.js';
 import { readPromptFile, type PromptRecord } from '../../formats/prompts.js';
 import { readResponseFile, writeResponseFile, type ResponseRecord } from '../../formats/responses.js';
 import { modelFolder, type PipelineConfig, type PipelineTask } from '../../formats/pipeline.js';
+import { LABEL_NOISE_FILE } from '../../formats/results.js';
 import { sha256File } from '../../util/hash.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import type { SkippedRecord } from '../../util/jsonl.js';
@@ -25,7 +26,6 @@ import { answererOptionsOf, generationSettings, modelTasks, RESPONSES_FILE, STOR
 import { promptFileFor } from './prompts.js';
 import { scoreModelInto, type ScoreStageSummary } from './score.js';
 
-export const LABEL_NOISE_FILE = 'label-noise.json';
 /** Seeded annotators per quality in the sweep. */
 export const SWEEP_DRAWS = 50;
 

@@ -12,7 +12,7 @@ import type { LabelNoiseReport } from '../../analysis/label-noise.js';
 import type { QualityReport } from '../../annotate/quality.js';
 import { overlayUrls, trainingRecord, type PerceptionReport } from '../../report/perception.js';
 import { annotatorModels, hasTruthBesidePseudoLabels, type AnnotateStageSummary } from './annotate.js';
-import { LABEL_NOISE_FILE } from './label-noise.js';
+import { LABEL_NOISE_FILE } from '../../formats/results.js';
 
 /** The perception section's and the label-noise section's inputs (synthetic scenes annotated by models). */
 async function truthComparison(config: PipelineConfig, annotateDir: string, annotate: AnnotateStageSummary, labelNoiseFile: string): Promise<{ perception: PerceptionReport; labelNoise: LabelNoiseReport }> {
