@@ -210,6 +210,8 @@ describe('contract check at load time', () => {
   });
   it('names the missing file', async () => {
     const err = await detectors.get('grounding-dino-tiny')(opts({ modelsDir: '/nonexistent' })).catch((e: unknown) => e);
-    expect((err as Error).message).toMatch(/nonexistent\/grounding-dino-tiny\/tokenizer\.json/);
+    // Where it looked (the given folder first) and how to install it (docs/cli.md, "Model search path").
+    expect((err as Error).message).toMatch(/^model grounding-dino-tiny is not installed \(no grounding-dino-tiny\/tokenizer\.json\): looked in \/nonexistent\b/);
+    expect((err as Error).message).toContain('gsr models pull grounding-dino-tiny');
   });
 });

@@ -21,12 +21,16 @@ const work = mkdtempSync(join(tmpdir(), 'gsr-endpoint-boxes-'));
 const out = join(work, 'out');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** The shipped demo on 24 scenes, without the real photos, with three of the simulated answerers; the endpoint entry as shipped. */
+/**
+ * The shipped demo on 24 scenes, without the real photos, with three of the simulated answerers; the
+ * endpoint entry as shipped. Scored against the scenes' exact truth (not the shipped detector's
+ * pseudo-labels, which miss objects): this test is about reading the boxes.
+ */
 function reducedDemo(): string {
   const demo = parse(readFileSync(join(REPO_ROOT, 'pipelines', 'demo.yaml'), 'utf8')) as Record<string, any>;
   demo.out = out;
   demo.dataset.synthetic.count = 24;
-  demo.annotations.compare_models = false;
+  demo.annotations = { source: 'exact' };
   delete demo.photos;
   demo.models = demo.models.filter((m: { name: string }) => !/^sim-g(10|35|50|70|85)$/.test(m.name));
   const file = join(work, 'demo-small.yaml');

@@ -31,7 +31,8 @@ describe.skipIf(skip !== null)('network faults between the machines of a queued 
     const f = await stalledEndpoint(dir(), { prompts: 120, stallMs: 4000, timeoutMs: 1000, bounds });
     check(f);
     const stalled = f.stalled_for_good as { exit: number; prompts: number; failed: number; elapsed_ms: number; attempts_ms: number; bound_ms: number };
-    expect(stalled).toMatchObject({ exit: 3, failed: stalled.prompts });
+    // Not one prompt answered: the command failed (exit 1; 3 is for a run where some succeeded, docs/cli.md).
+    expect(stalled).toMatchObject({ exit: 1, failed: stalled.prompts });
     // The run's own clock: every attempt timed out, and nothing waited longer than the documented bound
     // (+3 s for a loaded machine; a hang would be the default 120 s timeout or more).
     expect(stalled.elapsed_ms).toBeLessThan(stalled.bound_ms + 3000);

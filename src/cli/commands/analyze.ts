@@ -270,7 +270,7 @@ export function registerAnalyze(program: Command): void {
         }
         if (o.json) return printJson(report);
         process.stdout.write(formatLabelNoise(report) + '\n');
-      }),
+      }, (o) => ({ files: [o.out, o.plot] })),
     );
 }
 
