@@ -20,20 +20,27 @@ const SEED = Number(process.env.GSR_CRASH_SEED ?? 20261202);
 
 /**
  * Seeded random kill points until POINTS trials killed the command mid-run (a point after the
- * command finished counts as not killed and another is drawn; at most 2 x POINTS trials).
+ * command finished counts as not killed and another is drawn; at most 2 x POINTS trials). Times are
+ * drawn against the current length of a full run, not the reference's alone: a first run is slowed by
+ * cold caches and the machine's load changes, so the estimate starts from a second, warm run and
+ * takes the length of every trial that finished before its kill point.
  */
 async function matrix(target: CrashTarget, seed: number, entry: CliEntry) {
   try {
     target.reset();
+    const coldMs = await runToEnd(target, entry);
+    target.reset();
     const refMs = await runToEnd(target, entry);
     const reference = await target.snapshot();
+    let fullMs = refMs;
     const results: TrialResult[] = [];
     const rnd = seededRandom(seed);
     const started = Date.now();
     while (results.filter((r) => r.killed).length < POINTS && results.length < 2 * POINTS) {
-      const [point] = randomKillPoints(target, refMs, rnd, 1);
+      const [point] = randomKillPoints(target, fullMs, rnd, 1);
       const r = await crashTrial(target, point, reference, entry);
       results.push(r);
+      if (!r.killed) fullMs = r.firstRunMs;
       if (!r.identical) process.stderr.write(`crash ${target.name}: DIFFERENT after a kill at ${JSON.stringify(point)} (seed ${seed}): ${r.difference}\n`);
       process.stderr.write(`crash ${target.name}: ${results.filter((x) => x.killed).length}/${POINTS} killed, ${results.length} trials\n`);
     }
@@ -42,7 +49,9 @@ async function matrix(target: CrashTarget, seed: number, entry: CliEntry) {
     if (different.length > 0) process.exitCode = 1;
     return {
       seed,
+      first_run_ms: coldMs,
       reference_run_ms: refMs,
+      full_run_ms_at_end: fullMs,
       reference_files: reference.size,
       trials: results.length,
       killed_mid_run: killed.length,

@@ -1,12 +1,13 @@
 /**
- * The network fault matrix at the acceptance size (test/helpers/fault-matrix.ts; test/queue/faults.test.ts
- * runs it small in npm test): a worker partitioned from Redis past its job lock (connections reset on
+ * The network fault matrix at full size (test/helpers/fault-matrix.ts; test/queue/faults.test.ts runs
+ * it small in npm test): a worker partitioned from Redis past its job lock (connections reset on
  * healing, and bytes delivered late), an endpoint that accepts and never answers, slow links (200 ms
  * each way, 1 MB/s) while depth PNGs travel, and a Redis failover to a replica with prompts in flight.
  * Each scenario reports items lost and duplicated (both must be 0), whether the outputs equal a local
  * run byte for byte, and its times; a scenario that breaks one of these sets a failing exit code.
- * GSR_FAULT_IMAGES and GSR_FAULT_PROMPTS override the sizes, GSR_FAULT_ONLY (partition, stall, slow,
- * failover) runs one scenario.
+ * Default size 64 images and 1,000 prompts; GSR_FAULT_IMAGES, GSR_FAULT_PROMPTS and GSR_FAULT_SLOW_IMAGES
+ * (the slow links', at most 32 by default) override it, and 500 / 20,000 / 500 is the queue's
+ * acceptance size (docs/scale-out.md). GSR_FAULT_ONLY (partition, stall, slow, failover) runs one scenario.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -16,6 +17,8 @@ import { redisUnavailable } from '../test/helpers/redis.js';
 
 const IMAGES = Number(process.env.GSR_FAULT_IMAGES ?? 64);
 const PROMPTS = Number(process.env.GSR_FAULT_PROMPTS ?? 1000);
+// Every depth PNG crosses the slow links twice, so this scenario is the longest per image.
+const SLOW_IMAGES = Number(process.env.GSR_FAULT_SLOW_IMAGES ?? Math.min(IMAGES, 32));
 const bounds = { runMs: 1_200_000, stopMs: 120_000 };
 
 export default async function faultsBench(): Promise<Record<string, unknown>> {
@@ -28,7 +31,7 @@ export default async function faultsBench(): Promise<Record<string, unknown>> {
     ['partition', 'partition_reset', (d) => workerPartition(d, { images: IMAGES, shard: 4, lockMs: 2000, partitionMs: 8000, cut: true, bounds })],
     ['partition', 'partition_late', (d) => workerPartition(d, { images: IMAGES, shard: 4, lockMs: 2000, partitionMs: 8000, cut: false, bounds })],
     ['stall', 'stalled_endpoint', (d) => stalledEndpoint(d, { prompts: PROMPTS, stallMs: 10_000, timeoutMs: 2000, bounds })],
-    ['slow', 'slow_link', (d) => slowLink(d, { images: Math.min(IMAGES, 32), shard: 4, latencyMs: 200, bytesPerSecond: 1_000_000, bounds })],
+    ['slow', 'slow_link', (d) => slowLink(d, { images: SLOW_IMAGES, shard: 4, latencyMs: 200, bytesPerSecond: 1_000_000, bounds })],
     ['failover', 'redis_failover', (d) => redisFailover(d, { prompts: PROMPTS, bounds })],
   ];
   try {

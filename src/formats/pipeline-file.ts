@@ -249,7 +249,8 @@ export function checkPipelineText<S extends z.ZodType<WithModels>>(schema: S, te
   const kept = models.filter((m) => {
     const ifEnv = Array.isArray(m?.if_env) ? m.if_env : [];
     const unset = ifEnv.filter((name) => !env[name]);
-    if (unset.length > 0) result.skippedModels.push({ name: m.name, reason: `${unset.join(', ')} not set` });
+    // A name filled from a variable is never filled here: it is shown as `$VAR` rather than as written.
+    if (unset.length > 0) result.skippedModels.push({ name: String(m.name).replace(ENV_REF, (_, v: string) => `$${v}`), reason: `${unset.join(', ')} not set` });
     return unset.length === 0;
   });
   // A section with `if_env` (photos) is left out, before its references are filled, while a variable is unset.

@@ -49,6 +49,8 @@ export interface TrialResult {
   identical: boolean;
   /** First differing file, when not identical. */
   difference?: string;
+  /** Wall time of the first (killed or finished) run, in ms: a full run's length when not killed. */
+  firstRunMs: number;
 }
 
 /** How the CLI is started: from source with tsx (tests), or the built `dist/` (bench: faster starts). */
@@ -74,6 +76,7 @@ export async function runToEnd(target: CrashTarget, entry: CliEntry): Promise<nu
 /** One kill point: fresh start, kill -9 at the point, resume to the end, compare with the reference. */
 export async function crashTrial(target: CrashTarget, point: KillPoint, reference: Map<string, string>, entry: CliEntry): Promise<TrialResult> {
   target.reset();
+  const t0 = Date.now();
   const run = start(entry, target);
   const state = { finished: false };
   void run.done.then(() => (state.finished = true));
@@ -88,12 +91,13 @@ export async function crashTrial(target: CrashTarget, point: KillPoint, referenc
   let killed = false;
   if (!state.finished) killed = run.child.kill('SIGKILL');
   const first = await run.done;
+  const firstRunMs = Date.now() - t0;
   if (!killed && first.code !== 0) throw new Error(`${target.name}: exit ${first.code}: ${first.stderr.slice(-2000)}`);
   killed = killed && first.signal === 'SIGKILL';
   await runToEnd(target, entry);
   const result = await target.snapshot();
   const difference = firstDifference(reference, result);
-  return { point, killed, progressAtKill, identical: difference === undefined, difference };
+  return { point, killed, progressAtKill, identical: difference === undefined, difference, firstRunMs };
 }
 
 /**

@@ -21,7 +21,7 @@ describe('pipelines/vsp.yaml', () => {
     expect(loaded.config.benchmark.root).toBeUndefined();
     expect(loaded.config.benchmark.generate).toEqual({ seed: 1, items: 2, examples: 2 });
     expect(loaded.config.models.map((m) => m.kind)).toEqual(['oracle', 'oracle-perception', 'oracle-reasoning', 'random']);
-    expect(loaded.skippedModels).toEqual([{ name: '${GSR_MODEL}', reason: 'GSR_BASE_URL, GSR_MODEL not set' }]);
+    expect(loaded.skippedModels).toEqual([{ name: '$GSR_MODEL', reason: 'GSR_BASE_URL, GSR_MODEL not set' }]);
     const withEndpoint = await loadBenchPipeline(join(REPO_ROOT, 'pipelines', 'vsp.yaml'), { GSR_BASE_URL: 'http://127.0.0.1:9/v1', GSR_MODEL: 'm' });
     expect(withEndpoint.config.models.at(-1)).toMatchObject({ kind: 'openai', base_url: 'http://127.0.0.1:9/v1', model: 'm' });
   });

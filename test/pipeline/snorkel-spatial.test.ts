@@ -20,7 +20,7 @@ describe('pipelines/snorkel-spatial.yaml', () => {
     expect(loaded.config.benchmark.generate).toMatchObject({ count: 330, actions: [10, 20, 50, 100, 200], seed: 0 });
     expect(loaded.config.benchmark.root).toBeUndefined();
     expect(loaded.config.models.map((m) => m.kind)).toEqual(['oracle', 'random']);
-    expect(loaded.skippedModels).toEqual([{ name: '${GSR_MODEL}', reason: 'GSR_BASE_URL, GSR_MODEL not set' }]);
+    expect(loaded.skippedModels).toEqual([{ name: '$GSR_MODEL', reason: 'GSR_BASE_URL, GSR_MODEL not set' }]);
   });
 
   it('types ${VAR} fills where the plug-in wants numbers: the same settings as the numbers written out', async () => {

@@ -1,8 +1,8 @@
 /**
  * ET-Plan-Bench's task record (one line of items.jsonl), shared by task generation
  * (src/benchmarks/et-plan/generate*.ts) and the episode loop and metrics (episodes*.ts).
- * docs/et-plan.md says which parts follow the paper (../shared/papers/et-plan-bench.txt, sections 3
- * and 4) and which are this toolkit's choices.
+ * docs/et-plan.md says which parts follow the paper (its sections 3 and 4) and which are this
+ * toolkit's choices.
  */
 import { z } from 'zod';
 import { GsrError } from '../../util/errors.js';
