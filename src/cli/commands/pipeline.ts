@@ -46,7 +46,7 @@ function resultText(r: PipelineResult): string {
   }
   const ln = r.label_noise;
   if (ln) {
-    const fit = (f: { slope: number; p: number } | null) => (f ? `slope ${f.slope.toFixed(3)}, p = ${f.p.toPrecision(3)}` : 'not fitted');
+    const fit = (f: { slope: number; p: number } | null) => (f ? `slope ${f.slope.toFixed(3)}, p = ${formatP(f.p)}` : 'not fitted');
     lines.push(
       `label noise: the annotator boxed ${pct(ln.annotator_hit_rate)} of the objects right; ${ln.y} ~ ${ln.x} against the pseudo-labels: ${fit(ln.pseudo)}; against the exact truth: ${fit(ln.truth)}`,
       `  the conclusion (positive slope, p < 0.05) ${ln.survives_down_to === null ? 'survives at no swept annotator quality' : `survives down to an annotator quality of ${pct(ln.survives_down_to)}`} (label-noise section of the report)`,
