@@ -5,6 +5,10 @@ import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { annotate } from '../../src/annotate/run.js';
 import { generateBenchmark, importBenchmark, loadItemSet, writeBenchPromptFile } from '../../src/benchmarks/index.js';
+import { loadApartments } from '../../src/benchmarks/et-plan/loop.js';
+import { importReleasedTasks } from '../../src/benchmarks/et-plan/released.js';
+import { synthApartments } from '../../src/benchmarks/et-plan/synth.js';
+import type { EtPlanItem } from '../../src/benchmarks/et-plan/task.js';
 import { readBenchPrompts } from '../../src/formats/chat-prompt.js';
 import { targetsFromManifest } from '../../src/annotate/targets.js';
 import { importWhatsup, importWhatsupToManifest } from '../../src/datasets/index.js';
@@ -238,4 +242,34 @@ describe('benchmark item sets: links out of the root', () => {
     linkOut(join(set, file));
     await expect(loadItemSet(set)).rejects.toThrow(new RegExp(`${file.replace('.', '\\.')} resolves to .*, outside its root .*symbolic link`));
   }, 120_000);
+
+  it('ET-Plan-Bench: an apartment of a generated set swapped for a link out of it is refused, its items skipped', async () => {
+    const set = join(mkdtempSync(join(tmpdir(), 'gsr-etplan-')), 'set');
+    await generateBenchmark('et-plan', { apartments: 2, count: 1, seed: 5 }, set);
+    const { items } = await loadItemSet(set);
+    const before = await loadApartments(items.values() as Iterable<EtPlanItem>);
+    expect([...before.values()].every((g) => !(g instanceof Error))).toBe(true);
+    linkOut(first(set, /apartments\/.*\.json$/));
+    const after = [...(await loadApartments(items.values() as Iterable<EtPlanItem>)).values()];
+    expect(after.filter((g) => g instanceof Error).map((e) => (e as Error).message)).toEqual([expect.stringMatching(/outside its root .*symbolic link/)]);
+    expect(after.filter((g) => !(g instanceof Error))).toHaveLength(1);
+  }, 120_000);
+
+  it('ET-Plan-Bench: a graph of --graphs linked out of its folder is refused before anything is written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsr-etplan-'));
+    await synthApartments({ out: join(dir, 'a'), count: 2, seed: 9 });
+    const graphs = join(dir, 'a', 'apartments');
+    linkOut(first(graphs, /\.json$/));
+    await expect(generateBenchmark('et-plan', { graphs, count: 1, seed: 3 }, join(dir, 'set'))).rejects.toThrow(/outside its root .*symbolic link/);
+    expect(existsSync(join(dir, 'set', 'items.jsonl'))).toBe(false);
+  }, 120_000);
+
+  it('ET-Plan-Bench: a released task file linked out of the checkout is refused at import', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'gsr-etplan-released-'));
+    const record = { task: 'Walk to the toy box.', task_completion_criterion: '(CLOSE, robot, toybox)', env_id: 3, ground_truth_plan: ['<char0> [walk] <toybox> (40)'] };
+    writeFileSync(join(root, 'navigation_tasks.jsonl'), JSON.stringify(record) + '\n');
+    expect((await importReleasedTasks(root)).tasks).toHaveLength(1);
+    linkOut(join(root, 'navigation_tasks.jsonl'));
+    await expect(importReleasedTasks(root)).rejects.toThrow(/outside its root .*symbolic link/);
+  });
 });
