@@ -28,7 +28,12 @@ describe.skipIf(!haveChromium)('review app layout', () => {
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(server.url);
     await page.getByTestId('queue-entry').first().waitFor();
-    await page.waitForFunction("document.querySelector('#photo').complete && document.querySelector('#photo').naturalWidth > 0");
+    // Polled from here: waitForFunction polls with eval inside the page, which the app's CSP refuses
+    // once the first, synchronous check has passed without the photo loaded.
+    const loaded = "(() => { const img = document.querySelector('#photo'); return img !== null && img.complete && img.naturalWidth > 0; })()";
+    for (const deadline = Date.now() + 60_000; !(await page.evaluate(loaded)); await new Promise((r) => setTimeout(r, 100))) {
+      if (Date.now() > deadline) throw new Error('the photo did not load within 60 s');
+    }
   }, 180_000);
 
   afterAll(async () => {
