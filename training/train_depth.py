@@ -13,8 +13,7 @@ import os
 # time its partner needs (measured about 7x the CPU time per step with 2 threads).
 os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
 
-import argparse  # noqa: E402
-import json
+import json  # noqa: E402
 import sys
 from pathlib import Path
 
@@ -140,80 +139,29 @@ def parity(model: torch.nn.Module, onnx_path: Path) -> tuple[dict, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--seed', type=int, default=0)
-    ap.add_argument('--steps', type=int, default=1000)
-    ap.add_argument('--batch', type=int, default=8)
-    ap.add_argument('--lr', type=float, default=2e-3)
-    ap.add_argument('--threads', type=int, default=2)
-    ap.add_argument('--checkpoint', help='where the trained weights are saved; when the file exists, training is skipped and the run evaluates and exports it')
-    ap.add_argument('--out', default=str(g.REPO / 'models' / MODEL_ID))
-    ap.add_argument('--fixture', default=str(g.REPO / 'test' / 'fixtures' / 'perception' / 'gsr-synth' / 'depth-parity.json'))
-    ap.add_argument('--no-manifest', action='store_true', help='do not write size and sha256 into models/gsr-synth-depth.json (a repeat run)')
-    a = ap.parse_args()
+    a = g.parse_args(MODEL_ID, 'depth-parity.json', batch=8)
     clock = g.Clock()
     torch.set_num_threads(a.threads)
     rng = g.set_seed(a.seed)
     train = g.load_split('train', depth='target')
     heldout = g.load_split('heldout', depth='full')
-    model = g.DepthNet()
-    if a.checkpoint and Path(a.checkpoint).exists():
-        # A finished training's weights (written below): evaluate and export again without training.
-        model.load_state_dict(torch.load(a.checkpoint))
-        a.steps = 0
-    model = model.to(memory_format=torch.channels_last)  # measured about 1.5x faster on this CPU
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
-    n = len(train['scenes'])
-    log = []
-    acc = {'silog': 0.0, 'grad': 0.0, 'n': 0}
-    model.train()
-    for step in range(a.steps):
-        for group in opt.param_groups:
-            group['lr'] = g.lr_at(step, a.steps, a.lr)
-        x, t = batch(train, rng.integers(0, n, a.batch), rng)
+
+    def losses(model: torch.nn.Module, idx: np.ndarray):
+        x, t = batch(train, idx, rng)
         pred = torch.log(model(x.contiguous(memory_format=torch.channels_last)))
         ls = silog(pred, t)
         lg = gradient_loss(pred, t)
-        loss = ls + 0.5 * lg
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        acc['silog'] += ls.item()
-        acc['grad'] += lg.item()
-        acc['n'] += 1
-        if (step + 1) % 100 == 0:
-            row = {'step': step + 1, 'silog_loss': round(acc['silog'] / acc['n'], 4), 'gradient_loss': round(acc['grad'] / acc['n'], 4), **{k: v for k, v in clock.record().items() if k in ('wall_seconds', 'cpu_seconds')}}
-            log.append(row)
-            print(json.dumps(row), flush=True)
-            acc = {'silog': 0.0, 'grad': 0.0, 'n': 0}
-    model = model.to(memory_format=torch.contiguous_format)
-    if a.checkpoint and not Path(a.checkpoint).exists():
-        Path(a.checkpoint).parent.mkdir(parents=True, exist_ok=True)
-        torch.save(model.state_dict(), a.checkpoint)
+        return ls + 0.5 * lg, {'silog': ls, 'gradient': lg}
+
+    model, log = g.train(g.DepthNet(), a, clock, len(train['scenes']), rng, losses)
     out = Path(a.out)
     onnx_path = out / 'model.onnx'
     g.export_onnx(model, onnx_path, ['predicted_depth'])
     metrics = evaluate(model, heldout, 'heldout')
     fixture, worst = parity(model, onnx_path)
     g.write_json(Path(a.fixture), fixture)
-    record = {
-        'model': MODEL_ID,
-        'script': 'training/train_depth.py',
-        'data': json.loads((g.CACHE / 'settings.json').read_text()),
-        'seed': a.seed,
-        'steps': a.steps,
-        'batch': a.batch,
-        'optimizer': {'name': 'AdamW', 'lr': a.lr, 'weight_decay': 1e-4, 'schedule': '200-step linear warm-up, then cosine to 0'},
-        'loss': f'scale-invariant log loss (lambda {SILOG_LAMBDA}) on log inverse depth at stride 2, + 0.5 x gradient loss of the log residual at two scales',
-        'augmentation': 'horizontal flip (p 0.5); brightness 0.75-1.25, per-channel gain 0.9-1.1, contrast 0.8-1.2',
-        'parameters': sum(p.numel() for p in model.parameters()),
-        'onnx': {'file': 'model.onnx', 'bytes': onnx_path.stat().st_size, 'sha256': g.sha256(onnx_path), 'max_abs_diff_vs_torch_over_range': worst},
-        'losses': log,
-        'final_loss': log[-1] if log else None,
-        'heldout': metrics,
-        'environment': g.environment(a.threads),
-        'time': clock.record(),
-    }
+    loss = f'scale-invariant log loss (lambda {SILOG_LAMBDA}) on log inverse depth at stride 2, + 0.5 x gradient loss of the log residual at two scales'
+    record = g.training_record(MODEL_ID, 'training/train_depth.py', a, model, onnx_path, log, metrics, clock, loss, ('max_abs_diff_vs_torch_over_range', worst))
     g.write_json(out / 'training.json', record)
     if not a.no_manifest:
         g.update_manifest(MODEL_ID, onnx_path)
