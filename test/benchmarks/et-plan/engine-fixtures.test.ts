@@ -1,8 +1,8 @@
 /**
  * The engine against records of VirtualHome's Python engine on its 7 released apartments
- * (../shared/data/virtualhome/fixtures): every step of 1,050 scripts (success, error text,
+ * (GSR_SHARED_VIRTUALHOME, test/helpers/shared.ts): every step of 1,050 scripts (success, error text,
  * exception, messages, grab anchor, edge diff, state changes, visible set, vis_loop), 231 parse
- * cases, 420 plans and the per-scene load facts. An optional check: skipped without ../shared.
+ * cases, 420 plans and the per-scene load facts. An optional check: skipped, with the reason, when that material is absent.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /**
- * Replays the reference engine's fixture records (../shared/data/virtualhome/fixtures, described in
- * their README) on the TypeScript engine and lists every field that differs.
+ * Replays the reference engine's fixture records (GSR_SHARED_VIRTUALHOME's fixtures folder, described
+ * in its README) on the TypeScript engine and lists every field that differs.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

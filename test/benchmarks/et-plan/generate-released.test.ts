@@ -1,5 +1,5 @@
 /**
- * Task generation against VirtualHome's 7 released apartments (../shared/data/virtualhome), an
+ * Task generation against VirtualHome's 7 released apartments (GSR_SHARED_VIRTUALHOME), an
  * optional check: the ground-truth builder gives the same lines as the reference-built plans of the
  * fixtures (plans.TestScene*.jsonl: the longest INSIDE path, opens on the way, the put verbs), the
  * same instance choice, and generation with --graphs keeps only tasks that execute there.

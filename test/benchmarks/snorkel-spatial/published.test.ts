@@ -1,5 +1,5 @@
 /**
- * The published SnorkelSpatial Data Sample (../shared/papers/snorkel-spatial.txt) as a test case: its
+ * The published SnorkelSpatial Data Sample (snorkel-spatial.txt of GSR_SHARED_PAPERS) as a test case: its
  * start, four actions and question, built as an item, give its answer, and the prompt built for it is
  * the sample's text. The sample is quoted as published because its wording is the point.
  */

@@ -1,5 +1,5 @@
 /**
- * SVAT's generator against the paper (../shared/papers/svat.txt): Table 4's templates and the words
+ * SVAT's generator against the paper (svat.txt of GSR_SHARED_PAPERS): Table 4's templates and the words
  * that fill them (Appendix C), the shape set, and Algorithm 1's rules over many draws (fast-check):
  * tau ~ U[2 eps, 1 - 2 eps], the margin |xi_delta - tau| > eps on every labelled centre, centres over
  * the whole image, and every object and distractor class drawn afresh in every example.

@@ -1,6 +1,6 @@
 /**
  * Optional check on a full VSP copy (the repository's VSP-main/ with derived/google_map_answers.json):
- * ../shared/data/vsp, or GSR_SHARED_VSP (test/helpers/shared.ts). Besides the counts and the oracle,
+ * GSR_SHARED_VSP (test/helpers/shared.ts). Besides the counts and the oracle,
  * crafted variants of the oracle's answers go through the official reading on every real item
  * (docs/vsp.md, "How the official scripts read an answer").
  */
