@@ -295,7 +295,9 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         }
         const analysis = await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), { items: set.items, prompts, scores: { scored, cells }, outputs, title: config.report.title, analysis: config.report.analysis });
         await writeJsonAtomic(join(ctx.dir, 'analysis.json'), analysis ?? null);
-        return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText) };
+        const notes = set.benchmark.notes?.(set.items) ?? [];
+        for (const n of notes) ctx.notice(`warning: ${n}`);
+        return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText), notes };
       },
     },
   ];
@@ -470,12 +472,12 @@ export async function runBenchPipeline(file: string, options: BenchRunOptions = 
   } catch (err) {
     throw err instanceof GsrError ? err : new GsrError(errorMessage(err));
   }
-  const report = outcomes.find((o) => o.name === 'report')?.record.summary as { file: string; tables: string[] } | undefined;
+  const report = outcomes.find((o) => o.name === 'report')?.record.summary as { file: string; tables: string[]; notes?: string[] } | undefined;
   // Kept with the score stage's record, so a rerun that skips the stage still warns.
   const scored = outcomes.find((o) => o.name === 'score')?.record.summary as { warnings?: string[] } | undefined;
   return {
     name: config.name, out: config.out, stages: outcomes.map((o) => ({ name: o.name, status: o.status, seconds: o.seconds })),
-    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [] as never[], warnings: scored?.warnings ?? [], regression: null,
+    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [] as never[], warnings: [...(report?.notes ?? []), ...(scored?.warnings ?? [])], regression: null,
     report: report ? join(config.out, 'report', report.file) : null, tables: report?.tables,
   };
 }

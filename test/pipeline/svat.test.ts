@@ -49,6 +49,9 @@ describe('pipelines/svat.yaml', () => {
     expect(result.tables.find((t) => t.startsWith('SVAT by difficulty phi'))!.split('\n').filter((l) => /^nearest +exact /.test(l))).toHaveLength(60);
     const html = readFileSync(join(out, 'report', 'report.html'), 'utf8');
     expect(html).toContain('id="sec-svat-phi-plot"');
+    // I5 ran on rendered stand-ins (GSR_PHOTOS_ROOT unset): the report opens with it, the run warns.
+    expect(html).toMatch(/id="sec-caveats"><h2>Caveats<\/h2><p class="warn">SVAT I5 \(photographs\): 24 items show rendered scenes standing in for photographs/);
+    expect((JSON.parse(r.stdout) as { warnings: string[] }).warnings).toEqual([expect.stringMatching(/^SVAT I5 \(photographs\): 24 items show rendered scenes/)]);
     expect(existsSync(join(out, 'dataset', 'images', 'I5-objects-M3-guide-1-q.png'))).toBe(true);
   }, scaled(120_000));
 
