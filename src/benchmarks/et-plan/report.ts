@@ -124,7 +124,14 @@ async function successPlot(a: EtPlanAnalysis): Promise<ReportSection | null> {
   const svg = await vegaLiteToSvg({
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json', title: 'Success rate by family (bars: 95% Wilson interval)', width: 520, height: 240,
     data: { values },
-    encoding: { x: { field: 'family', type: 'nominal', title: 'family' }, xOffset: { field: 'model' }, color: { field: 'model', type: 'nominal' } },
+    // Family names broken at their first "-" and kept level: the axis title then sits under its labels,
+    // whose height (unlike a rotated label's width) does not rest on vega's estimate of text width.
+    encoding: {
+      x: { field: 'family', type: 'nominal', title: 'family', axis: { labelAngle: 0, labelExpr: "indexof(datum.label, '-') < 0 ? datum.label : [slice(datum.label, 0, indexof(datum.label, '-')), slice(datum.label, indexof(datum.label, '-') + 1)]" } },
+      xOffset: { field: 'model' },
+      // No label limit: a model id is never cut short.
+      color: { field: 'model', type: 'nominal', legend: { labelLimit: 0 } },
+    },
     layer: [
       { mark: 'bar', encoding: { y: { field: 'rate', type: 'quantitative', title: 'success rate', scale: { domain: [0, 1] } } } },
       { mark: { type: 'rule', color: '#333' }, encoding: { y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' } } },
@@ -203,8 +210,14 @@ function replayHtml(prefix: string, item: EtPlanItem, record: EpisodeRecord, fra
 <p>Room: <span class="room">${h(room)}</span>. Holding: <span class="held">${h(held)}</span>. Criteria steps met: ${progress} of ${item.criteria.length}. Moving distance: ${distance.toFixed(2)}.</p>
 <div class="cols">${plan}<pre class="visible">${h(lines.join('\n'))}</pre></div></div>`;
   }).join('\n');
-  const outcome = `${record.success ? 'success' : `no success (${record.end})`} after ${record.steps.length} steps`;
+  const outcome = replayOutcome(record);
   return `<div class="replay" id="${prefix}"><p><b>${h(record.model)}</b> on <b>${h(item.id)}</b> (${h(item.task)}, ${h(record.variant)} protocol). Task: <i>${h(item.instruction)}</i> Outcome: ${h(outcome)}.</p><div class="strip">${strip}</div>${body}</div>`;
+}
+
+/** The replay's outcome line: success or how it ended, and the step count. */
+export function replayOutcome(record: Pick<EpisodeRecord, 'success' | 'end' | 'steps'>): string {
+  const n = record.steps.length;
+  return `${record.success ? 'success' : `no success (${record.end})`} after ${n} step${n === 1 ? '' : 's'}`;
 }
 
 /** Which item to replay: the one asked for, else the first item every model has an episode of. */

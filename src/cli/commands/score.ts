@@ -41,7 +41,7 @@ function pct(v: number | null): string {
  */
 async function scoreBenchmark(o: { benchmark: string; items?: string; prompts?: string; responses: string[]; model: string[]; out?: string; json?: boolean }): Promise<void> {
   if (o.items === undefined || o.prompts === undefined || o.responses.length === 0) throw usageError('--benchmark needs --items DIR, --prompts FILE and --responses FILE');
-  const { loadBenchmarkItems, scoreModels, writeBenchScores } = await import('../../benchmarks/index.js');
+  const { loadBenchmarkItems, scoreModels, scoredUnparsed, unparsedWarnings, writeBenchScores } = await import('../../benchmarks/index.js');
   const { readBenchPrompts } = await import('../../formats/chat-prompt.js');
   const { tableText } = await import('../../report/bench-page.js');
   const { readResponseFile } = await import('../../formats/responses.js');
@@ -64,6 +64,7 @@ async function scoreBenchmark(o: { benchmark: string; items?: string; prompts?: 
   const models = o.model.length > 0 ? new Map(o.model.map((m) => [m, byModel.get(m)!])) : byModel;
   if (models.size === 0) throw new GsrError(`${o.responses.join(', ')}: no responses`);
   const scores = scoreModels(set.benchmark, set.items, prompts, models);
+  for (const w of unparsedWarnings(o.benchmark, scoredUnparsed(scores.scored))) notice(`warning: ${w}`);
   const dir = resolve(o.out ?? join('results', folderName(o.benchmark)));
   const paths = await writeBenchScores(dir, scores);
   if (o.json) return printJson({ benchmark: o.benchmark, models: [...models.keys()], cells: scores.cells, files: paths });
