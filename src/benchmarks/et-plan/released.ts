@@ -10,7 +10,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve, sep } from 'node:path';
-import { RELEASED_TASKS_FILE, writeEtPlanReleasedTasks, type EtPlanReleasedTask, type ReleasedCriterion } from '../../formats/et-plan-released.js';
+import { RELEASED_RELATIONS, RELEASED_TASKS_FILE, writeEtPlanReleasedTasks, type EtPlanReleasedTask, type ReleasedCriterion } from '../../formats/et-plan-released.js';
 import { confinedRealPath, readConfined } from '../../util/confined.js';
 import { GsrError } from '../../util/errors.js';
 import { parseScriptLine } from './engine/index.js';
@@ -34,12 +34,12 @@ function triples(text: string, where: string): ReleasedCriterion[] {
   const out: ReleasedCriterion[] = [];
   for (const m of text.matchAll(TRIPLE)) {
     const relation = m[1].toUpperCase();
-    if (relation !== 'CLOSE' && relation !== 'ON' && relation !== 'INSIDE') throw new GsrError(`${where}: relation "${m[1]}" (expected CLOSE, ON or INSIDE)`);
+    if (!(RELEASED_RELATIONS as readonly string[]).includes(relation)) throw new GsrError(`${where}: relation "${m[1]}" (expected ${RELEASED_RELATIONS.join(', ')})`);
     const name = (s: string) => {
       if (s === '') throw new GsrError(`${where}: empty name in "${m[0]}"`);
       return s === 'robot' ? 'character' : s;
     };
-    out.push({ relation, from: name(m[2]), to: name(m[3]) });
+    out.push({ relation: relation as ReleasedCriterion['relation'], from: name(m[2]), to: name(m[3]) });
   }
   const rest = text.replace(TRIPLE, '');
   if (!/^[\s,&;]*$/.test(rest)) throw new GsrError(`${where}: unexpected text "${rest.trim().slice(0, 40)}" between the (RELATION, a, b) triples`);

@@ -46,6 +46,7 @@ async function checkout(): Promise<string> {
 
 describe('released criteria and plans', () => {
   it('parses (RELATION, a, b) triples and STEP_k splits, robot as the character', () => {
+    expect(parseReleasedCriteria('(CLOSE, robot, clock)(FACING, clock, tv)')[0][1]).toEqual({ relation: 'FACING', from: 'clock', to: 'tv' });
     expect(parseReleasedCriteria('(CLOSE, robot, apple) (INSIDE, apple, fridge)')).toEqual([
       [
         { relation: 'CLOSE', from: 'character', to: 'apple' },
@@ -64,7 +65,7 @@ describe('released criteria and plans', () => {
   it('rejects what is not criteria, with the reason', () => {
     expect(() => parseReleasedCriteria('apple in fridge')).toThrow(/unexpected text "apple in fridge"/);
     expect(() => parseReleasedCriteria('')).toThrow(/no \(RELATION, a, b\) triple/);
-    expect(() => parseReleasedCriteria('(FACING, robot, tv)')).toThrow(/relation "FACING"/);
+    expect(() => parseReleasedCriteria('(NEAR, robot, tv)')).toThrow(/relation "NEAR" \(expected CLOSE, ON, INSIDE, FACING\)/);
     expect(() => parseReleasedCriteria('STEP_2: (ON, a, b)')).toThrow(/STEP_2 where STEP_1 was expected/);
     expect(() => parseReleasedCriteria('(ON, a, b) STEP_1: (ON, a, b)')).toThrow(/text before STEP_1/);
     expect(() => parseReleasedCriteria('STEP_1: (ON, a, b) STEP_2:')).toThrow(/STEP_2: no \(RELATION/);
