@@ -14,6 +14,9 @@ import { advanceCriteria, startProgress } from './monitor.js';
 import { PlanBuilder, deepestInstance, runPlan, searchOracle, startState, walkTargets, type OracleOp, type PutRelation } from './plans.js';
 import { ET_PLAN_FAMILIES, type Criterion, type EtPlanFamily, type EtPlanItem, type EtPlanSubset, type NodeRef } from './task.js';
 import { TEMPLATES, fillTemplate } from './templates.js';
+import { OCCLUSION, percentile } from './occlusion.js';
+
+export { OCCLUSION, percentile };
 
 /** Categories that are not things to find or move. */
 const STRUCTURAL = new Set(['Rooms', 'Floor', 'Floors', 'Walls', 'Ceiling', 'Doors', 'Windows', 'Characters']);
@@ -484,18 +487,6 @@ export function generateFamily(scene: Scene, family: EtPlanFamily, count: number
   }
   return out;
 }
-
-/** The p-th percentile (0..100) of values, linearly interpolated between order statistics (numpy's default). */
-export function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const v = [...values].sort((a, b) => a - b);
-  const h = ((v.length - 1) * p) / 100;
-  const lo = Math.floor(h);
-  return lo + 1 < v.length ? v[lo] + (h - lo) * (v[lo + 1] - v[lo]) : v[lo];
-}
-
-/** Occlusion subsets: size strictly below the 20th percentile of target size, distance strictly above the 80th of start distance. */
-export const OCCLUSION = { size: 20, distance: 80 } as const;
 
 /**
  * Tags occlusion subsets in place, with percentiles over each family's tasks of the run (a released
