@@ -117,6 +117,7 @@ export function groupMetrics(episodes: readonly EpisodeOutcome[], quirks: Readon
     const empty = [...(allSteps ? [] : ['sequence length']), ...(quirks.has('distance-successes-only') ? ['moving distance'] : [])];
     if (empty.length) notes.push(`no successful episode: ${empty.join(' and ')} empty${quirks.has('distance-successes-only') ? ' (the released script divides by zero here)' : ''}`);
   }
+  if (distances.length === 0 && kept.some((e) => distanceOf(e, quirks) === null) && !(quirks.has('distance-successes-only') && wins.length === 0)) notes.push('no moving distance in the records');
   return {
     ...at,
     n: kept.length,

@@ -8,12 +8,14 @@
  * optionally split into `STEP_1:` ... `STEP_k:`), `env_id` and `ground_truth_plan` (Unity lines
  * prefixed `<char0> `, `[put]` for put-on).
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { writeEtPlanLogs } from '../../formats/et-plan-logs.js';
 import { basename, extname, join, relative, resolve, sep } from 'node:path';
-import { RELEASED_RELATIONS, RELEASED_TASKS_FILE, writeEtPlanReleasedTasks, type EtPlanReleasedTask, type ReleasedCriterion } from '../../formats/et-plan-released.js';
+import { RELEASED_RELATIONS, RELEASED_TASKS_FILE, readEtPlanReleasedTasks, writeEtPlanReleasedTasks, type EtPlanReleasedTask, type ReleasedCriterion } from '../../formats/et-plan-released.js';
 import { confinedRealPath, readConfined } from '../../util/confined.js';
 import { GsrError } from '../../util/errors.js';
 import { parseScriptLine } from './engine/index.js';
+import { oracleLogs } from './released-logs.js';
 import type { EtPlanFamily } from './task.js';
 
 /** The released files by name (without extension) and the family each holds. */
@@ -214,9 +216,32 @@ export function releasedStats(tasks: readonly EtPlanReleasedTask[]): Partial<Rec
 }
 
 /** `gsr dataset import et-plan`: imports the files under `root` into OUT/released-tasks.jsonl. */
-export async function importReleased(root: string, outDir: string, options: { skipInvalid?: boolean } = {}): Promise<Omit<ReleasedImport, 'tasks'> & { out: string; tasks: number; stats: ReturnType<typeof releasedStats> }> {
+export async function importReleased(
+  root: string,
+  outDir: string,
+  options: { skipInvalid?: boolean; oracleLog?: string } = {},
+): Promise<Omit<ReleasedImport, 'tasks'> & { out: string; tasks: number; stats: ReturnType<typeof releasedStats>; oracleLog?: string }> {
   const r = await importReleasedTasks(root, options);
   const out = join(resolve(outDir), RELEASED_TASKS_FILE);
   await writeEtPlanReleasedTasks(out, r.tasks);
-  return { out, tasks: r.tasks.length, files: r.files, skipped: r.skipped, stats: releasedStats(r.tasks) };
+  if (options.oracleLog !== undefined) await writeEtPlanLogs(options.oracleLog, oracleLogs(r.tasks));
+  return { out, tasks: r.tasks.length, files: r.files, skipped: r.skipped, stats: releasedStats(r.tasks), ...(options.oracleLog !== undefined ? { oracleLog: options.oracleLog } : {}) };
+}
+
+/**
+ * The released tasks at `path`: a released-tasks.jsonl file, the folder an import wrote it to, or a
+ * checkout's folder of released task files (imported on the fly).
+ */
+export async function loadReleasedTasks(path: string): Promise<EtPlanReleasedTask[]> {
+  const p = resolve(path);
+  let s;
+  try {
+    s = await stat(p);
+  } catch {
+    throw new GsrError(`et-plan tasks: ${path} does not exist`);
+  }
+  if (s.isFile()) return readEtPlanReleasedTasks(p);
+  const imported = join(p, RELEASED_TASKS_FILE);
+  if (await stat(imported).then((f) => f.isFile(), () => false)) return readEtPlanReleasedTasks(imported);
+  return (await importReleasedTasks(p)).tasks;
 }

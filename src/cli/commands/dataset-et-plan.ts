@@ -81,10 +81,12 @@ export function registerEtPlanSynth(synth: Command): void {
     );
 }
 
+export { table as textTable };
+
 /** `gsr dataset import et-plan --root DIR --out DIR`: the released task files as text. */
-export async function importEtPlanCommand(opts: { root: string; out: string; skipInvalid?: boolean; json?: boolean }): Promise<void> {
+export async function importEtPlanCommand(opts: { root: string; out: string; skipInvalid?: boolean; oracleLog?: string; json?: boolean }): Promise<void> {
   const { importReleased } = await import('../../benchmarks/et-plan/released.js');
-  const r = await importReleased(opts.root, opts.out, { skipInvalid: opts.skipInvalid });
+  const r = await importReleased(opts.root, opts.out, { skipInvalid: opts.skipInvalid, oracleLog: opts.oracleLog === undefined ? undefined : resolve(opts.oracleLog) });
   for (const s of r.skipped) process.stderr.write(`skipped: ${s}\n`);
   if (opts.json) {
     printJson(r);
@@ -95,4 +97,5 @@ export async function importEtPlanCommand(opts: { root: string; out: string; ski
     rows.push([family, String(s.tasks), `${s.plan.min}/${s.plan.mean.toFixed(2)}/${s.plan.max}`, Object.entries(s.steps).map(([k, n]) => `${k}:${n}`).join(' '), s.verbs.join(',')]);
   }
   process.stdout.write(`${table(rows)}\nwrote ${r.tasks} released tasks (text only: their scenes are not public) to ${r.out}\n`);
+  if (r.oracleLog !== undefined) process.stdout.write(`wrote the oracle's log (the ground truth, success true) to ${r.oracleLog}\n`);
 }
