@@ -21,9 +21,14 @@ export function releasedStepCap(task: EtPlanReleasedTask): number {
   return stepCap(task.family as EtPlanFamily, put?.relation === 'ON' ? 'ON' : 'INSIDE');
 }
 
-/** The ground truth as logged: the oracle replays it and meets the criteria (an example input, and the check that LCS ratio is 1). */
+/** A Unity-syntax line in engine syntax: the `<charN> ` prefix removed, `[put]` written `[putback]` (the engine's put-on). */
+export function engineSyntax(text: string): string {
+  return text.replace(/^\s*<char\d+>\s*/i, '').replace(/^(\s*)\[put\]/i, '$1[putback]');
+}
+
+/** The ground truth as the released recorder would log it (Unity syntax): the oracle's log, success true. */
 export function oracleLogs(tasks: readonly EtPlanReleasedTask[], model = 'oracle'): EtPlanLog[] {
-  return tasks.map((t) => ({ id: t.id, model, success: true, action_history: t.ground_truth.map((l) => `<char0> ${l}`) }));
+  return tasks.map((t) => ({ id: t.id, model, success: true, action_history: t.ground_truth.map((l) => `<char0> ${l.replace(/^\[putback\]/, '[put]')}`) }));
 }
 
 export interface LogScores {
@@ -58,7 +63,7 @@ export function logOutcomes(tasks: readonly EtPlanReleasedTask[], logs: readonly
     seen.add(key);
     const d = log.traverse_distance ?? null;
     outcomes.push({
-      model, item: task.id, task: task.family, subsets: [], success: log.success, actions: log.action_history, groundTruth: task.ground_truth,
+      model, item: task.id, task: task.family, subsets: [], success: log.success, actions: log.action_history.map(engineSyntax), groundTruth: task.ground_truth,
       // The recorder's distance is already the walk-only one.
       distance: d, walkDistance: d, stepCap: releasedStepCap(task), recorded: true,
       ...(log.item_size !== undefined && log.init_distance !== undefined ? { figures: { size: log.item_size, startDistance: log.init_distance } } : {}),

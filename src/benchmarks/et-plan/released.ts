@@ -15,7 +15,7 @@ import { RELEASED_RELATIONS, RELEASED_TASKS_FILE, readEtPlanReleasedTasks, write
 import { confinedRealPath, readConfined } from '../../util/confined.js';
 import { GsrError } from '../../util/errors.js';
 import { parseScriptLine } from './engine/index.js';
-import { oracleLogs } from './released-logs.js';
+import { engineSyntax, oracleLogs } from './released-logs.js';
 import type { EtPlanFamily } from './task.js';
 
 /** The released files by name (without extension) and the family each holds. */
@@ -63,7 +63,7 @@ export function parseReleasedCriteria(text: string, where = 'criterion'): Releas
 
 /** A released plan line in engine syntax: the `<charN> ` prefix removed, `[put]` as `[putback]`. */
 export function releasedPlanLine(text: string, where = 'plan line'): string {
-  const line = text.replace(/^\s*<char\d+>\s*/i, '').replace(/^(\s*)\[put\]/i, '$1[putback]');
+  const line = engineSyntax(text);
   const p = parseScriptLine(line);
   if (!p.ok) throw new GsrError(`${where}: "${text.slice(0, 60)}" does not parse (${p.message})`);
   return line;
