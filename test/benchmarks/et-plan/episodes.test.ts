@@ -180,6 +180,24 @@ describe('the step protocol', () => {
     expect(() => parseEpisodeSettings({ start: 'door' })).toThrow(/^et-plan episodes: start/);
   });
 
+  it('scoring in released mode reads the walk-only distance and skips items without a record', async () => {
+    const { scoreEtPlan } = await import('../../../src/benchmarks/et-plan/report.js');
+    const { parseMetricSettings } = await import('../../../src/benchmarks/et-plan/settings.js');
+    const random = createRandom(byId, { name: 'random', seed: 3 });
+    const records = items.slice(1).map((it) => play(make()(it, 'step'), random));
+    // Random finds walk: the two distances differ, so the check below tells them apart.
+    expect(records.some((r) => r.success && r.walk_distance !== r.distance)).toBe(true);
+    const itemMap = new Map(items.map((i) => [i.id, i]));
+    const released = scoreEtPlan(itemMap, new Map([['random', records]]), parseMetricSettings({ quirks: 'released' })).analysis;
+    const all = released.rows.find((r) => r.task === 'all')!;
+    // The item without a record (distance 0) and records whose walks went nowhere are dropped.
+    const kept = records.filter((r) => r.walk_distance !== 0);
+    expect(all).toMatchObject({ n: kept.length, dropped: items.length - kept.length });
+    const wins = kept.filter((r) => r.success);
+    expect(all.distance).toBe(wins.length ? wins.reduce((a, r) => a + r.walk_distance!, 0) / wins.length : null);
+    expect(released.mode).toBe('released');
+  });
+
   it('the engine runs in repaired mode: find walks first', () => {
     const e = stepEpisode('nav-book');
     e.reply('[find] <book> (34)', 'k');

@@ -171,6 +171,11 @@ describe('scoring agent logs on released tasks', () => {
     const none = scoreReleasedLogs(tasks, [parsed[1]]);
     expect(row(none.sets[1].rows, 'navigation')).toMatchObject({ distance: null, note: 'no successful episode: moving distance empty (the released script divides by zero here)' });
     expect(r.models).toEqual([{ model: 'agent', logs: 3, families: { navigation: 2, temporal: 1 } }]);
+    // Occlusion subsets from the logs' figures, per model and family over the logged tasks: sizes 1 and 2
+    // give p20 = 1.2 (size 1 below); distances 3 and 9 give p80 = 7.8 (9 above).
+    const fig = scoreReleasedLogs(tasks, [{ ...parsed[0], item_size: 1, init_distance: 9 }, { ...parsed[1], item_size: 2, init_distance: 3 }, parsed[2]]);
+    expect(fig.sets[0].rows.filter((x) => x.task === 'navigation').map((x) => [x.subset, x.n, x.success_rate])).toEqual([['all', 2, 0.5], ['occlusion-distance', 1, 1], ['occlusion-size', 1, 1]]);
+    expect(fig.sets[0].rows.filter((x) => x.task === 'temporal').map((x) => x.subset)).toEqual(['all']);
     expect(r.unlogged).toEqual({ agent: {} });
   });
 
