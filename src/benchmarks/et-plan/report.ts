@@ -11,9 +11,9 @@ import { vegaLiteToSvg } from '../../report/plots.js';
 import type { ReportInput, ReportSection, ReportTable, ScoreCell } from '../types.js';
 import { GsrError } from '../../util/errors.js';
 import { episodeMaker, loadApartments, replayEpisode, type ReplayFrame } from './loop.js';
-import { metricRows, type EpisodeOutcome, type MetricRow } from './metrics.js';
+import { metricRows, rowNotes, type EpisodeOutcome, type MetricRow } from './metrics.js';
 import { nodeName, objectLines } from './observation.js';
-import { METRIC_QUIRKS, parseEpisodeSettings, type MetricSettings } from './settings.js';
+import { METRIC_QUIRKS, metricMode, parseEpisodeSettings, type MetricSettings } from './settings.js';
 import type { EtPlanItem } from './task.js';
 
 export interface ModelSummary {
@@ -41,11 +41,7 @@ export interface EtPlanAnalysis {
   models: ModelSummary[];
 }
 
-export function metricMode(m: MetricSettings): string {
-  if (m.quirks.size === 0) return 'clean';
-  if (m.quirks.size === METRIC_QUIRKS.length) return 'released';
-  return METRIC_QUIRKS.filter((q) => m.quirks.has(q)).join('+');
-}
+export { metricMode };
 
 /** Metrics and cells over every model's episodes; an item without an episode counts as a failure. */
 export function scoreEtPlan(items: ReadonlyMap<string, EtPlanItem>, episodes: ReadonlyMap<string, readonly EpisodeRecord[]>, m: MetricSettings): { cells: ScoreCell[]; analysis: EtPlanAnalysis } {
@@ -60,7 +56,8 @@ export function scoreEtPlan(items: ReadonlyMap<string, EtPlanItem>, episodes: Re
       const r = byItem.get(item.id);
       outcomes.push({
         model, item: item.id, task: item.task, subsets: item.subsets, success: r?.success ?? false, actions: r?.actions ?? [],
-        groundTruth: item.ground_truth, distance: r?.distance ?? 0, stepCap: item.step_cap,
+        groundTruth: item.ground_truth, distance: r?.distance ?? 0, walkDistance: r === undefined ? 0 : r.walk_distance, stepCap: item.step_cap,
+        recorded: r !== undefined, figures: { size: item.figures.target_size, startDistance: item.figures.start_distance },
       });
       const id = [model, item.task, item.level].join('\0');
       let c = cells.get(id);
@@ -89,7 +86,7 @@ export function scoreEtPlan(items: ReadonlyMap<string, EtPlanItem>, episodes: Re
     models.push(s);
   }
   for (const c of cells.values()) c.accuracy = c.n === 0 ? 0 : c.credit / c.n;
-  return { cells: [...cells.values()], analysis: { mode, quirks: METRIC_QUIRKS.filter((q) => m.quirks.has(q)), rows: metricRows(outcomes, m.quirks), models } };
+  return { cells: [...cells.values()], analysis: { mode, quirks: METRIC_QUIRKS.filter((q) => m.quirks.has(q)), rows: metricRows(outcomes, m.quirks, m.occlusionPool), models } };
 }
 
 const pct = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 10);
@@ -104,9 +101,12 @@ export function etPlanTables(_cells: ScoreCell[], analysis?: unknown): ReportTab
       title: `ET-Plan-Bench metrics by family and subset (${a.mode})`,
       columns: ['model', 'family', 'subset', 'n', 'success %', '95% CI', 'sequence length', 'LCS length', 'LCS ratio', 'moving distance'],
       rows: a.rows.map((r) => [r.model, r.task, r.subset, r.n, pct(r.success_rate), r.success_low === null ? null : `${pct(r.success_low)}–${pct(r.success_high)}`, r2(r.sequence_length), r2(r.lcs_length), r2(r.lcs_ratio), r2(r.distance)]),
-      note: a.quirks.length
-        ? `Quirks of the released evaluation applied: ${a.quirks.join(', ')} (docs/et-plan.md, "Metrics").`
-        : 'Clean definitions: sequence length over successful episodes; LCS length, LCS ratio (LCS / ground-truth length) and moving distance over all episodes. CI: Wilson score interval.',
+      note: [
+        a.quirks.length
+          ? `Quirks of the released evaluation applied: ${a.quirks.join(', ')} (docs/et-plan.md, "Metrics").`
+          : 'Clean definitions: sequence length over successful episodes; LCS length, LCS ratio (LCS / ground-truth length) and moving distance over all episodes. CI: Wilson score interval.',
+        ...rowNotes(a.rows).map((n) => `Empty: ${n}.`),
+      ].join(' '),
     },
     {
       id: 'et-plan-episodes',
