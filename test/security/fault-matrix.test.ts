@@ -150,8 +150,11 @@ describe('file-system fault matrix (a clean error, no item failed, a resume equa
           s.close();
         }
       };
-      for (const at of spread(ref.points, 5)) await faultTrial(target, { plan: { code: 'ENOSPC', at } }, ref.snapshot, failed);
-      await faultTrial(target, { plan: { code: 'EIO', at: Math.ceil(ref.points / 2), once: true } }, ref.snapshot, failed);
+      // Answers are committed in groups of those that arrive together, so the number of writes varies
+      // from run to run: the points are drawn from the first half of the reference's.
+      const half = Math.max(2, Math.floor(ref.points / 2));
+      for (const at of spread(half, 5)) await faultTrial(target, { plan: { code: 'ENOSPC', at } }, ref.snapshot, failed);
+      await faultTrial(target, { plan: { code: 'EIO', at: Math.ceil(half / 2), once: true } }, ref.snapshot, failed);
     } finally {
       await target.close?.();
     }
