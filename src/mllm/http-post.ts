@@ -54,14 +54,14 @@ export class HttpPoster {
           fail(Object.assign(new Error(`reply over ${maxBytes} bytes`), { code: REPLY_TOO_LARGE, maxBytes }));
           req.destroy();
         };
+        res.on('error', fail);
+        res.on('aborted', () => fail(Object.assign(new Error('connection closed mid-body'), { code: 'ECONNRESET' })));
         if (Number(res.headers['content-length'] ?? 0) > maxBytes) return tooLarge();
         res.on('data', (chunk: Buffer) => {
           bytes += chunk.length;
           if (bytes > maxBytes) return tooLarge();
           chunks.push(chunk);
         });
-        res.on('error', fail);
-        res.on('aborted', () => fail(Object.assign(new Error('connection closed mid-body'), { code: 'ECONNRESET' })));
         res.on('end', () => {
           if (settled) return;
           settled = true;
