@@ -7,6 +7,8 @@ import { faultPoint, faultPointsSeen, parseFaultPlan, setFaultPlan } from '../..
 import { AnswerError } from '../../src/mllm/errors.js';
 import { openJournal } from '../../src/annotate/journal.js';
 import { failureLines, promptShortfalls, stageFailures } from '../../src/pipeline/summary.js';
+import { ReviewJournal } from '../../src/review/journal.js';
+import { RunStore } from '../../src/mllm/store.js';
 
 const errno = (code: string) => Object.assign(new Error(`${code}: x`), { code });
 
@@ -97,5 +99,36 @@ describe('pipeline failure lines (src/pipeline/summary.ts)', () => {
     expect(stageFailures({ annotate: { images: 5, failed: 0 } })).toEqual([]);
     expect(promptShortfalls({ counts: { 'tg.jsonl': { items: 60, skipped: 0 }, 'dap.jsonl': { items: 9, skipped: 1 } }, skipped_examples: [{ file: 'dap.jsonl', item: 's28', reason: 'object not annotated' }] }))
       .toEqual(['prompts: dap.jsonl covers 9 of 10 items (1 skipped; first: s28: object not annotated)']);
+  });
+});
+
+describe('the stores on a full disk', () => {
+  it('the review journal refuses the edit with a machine fault and records nothing', () => {
+    const j = ReviewJournal.open(join(mkdtempSync(join(tmpdir(), 'gsr-rjf-')), 'review.sqlite'), { file: 'a.json', sha256: 'ab' });
+    j.append('s1', 'me', { kind: 'accept' });
+    setFaultPlan({ code: 'ENOSPC', at: 1 });
+    expect(() => j.append('s1', 'me', { kind: 'accept' })).toThrow(MachineFault);
+    setFaultPlan(null);
+    expect(j.events()).toHaveLength(1);
+    j.close();
+  });
+
+  it('the run store names itself and the SQLite code', () => {
+    const s = RunStore.open(join(mkdtempSync(join(tmpdir(), 'gsr-rsf-')), 'runs.sqlite'));
+    setFaultPlan({ code: 'ENOSPC', at: 1 });
+    expect(() => s.registerSettings({ answerer: 'x', model: 'm' })).toThrow(/^run store .*runs\.sqlite: database or disk is full \(SQLITE_FULL\)/);
+    setFaultPlan(null);
+    s.close();
+  });
+});
+
+describe('episode runs', () => {
+  it('an item whose episode cannot start for a bad input is skipped; a fault of the machine stops the run', async () => {
+    const { runEpisodes } = await import('../../src/benchmarks/episodes.js');
+    const items = new Map([['a', { id: 'a' }], ['b', { id: 'b' }]]);
+    const base = { benchmark: { name: 'x' }, items, model: 'm', actor: { policy: { act: () => '' } }, concurrency: 1 } as never as Parameters<typeof runEpisodes>[0];
+    const bad = await runEpisodes({ ...base, start: () => { throw new GsrError('apartment a: bad graph'); } });
+    expect(bad.summary.skipped).toEqual([{ item: 'a', reason: 'apartment a: bad graph' }, { item: 'b', reason: 'apartment a: bad graph' }]);
+    await expect(runEpisodes({ ...base, start: () => { throw errno('ENOSPC'); } })).rejects.toMatchObject({ code: 'ENOSPC' });
   });
 });
