@@ -85,8 +85,6 @@ export interface Journal {
   readonly header: JournalHeader;
   /** Final status per item id already in the journal (a later line supersedes an earlier one). */
   readonly finished: Map<string, 'done' | 'failed'>;
-  /** The recorded reason of each item whose last record is `failed`. */
-  readonly failedErrors: Map<string, string>;
   /** The journal was resumed and its header lacked settings that `fillOlder` filled in. */
   readonly older: boolean;
   /** Appends a record; an info equal to the journal's last one is not repeated (a resumed run then ends as an uninterrupted one). */
@@ -142,6 +140,7 @@ export async function openJournal(path: string, settings: RunSettings, options: 
   let header: JournalHeader | undefined;
   let older = false;
   const finished = new Map<string, 'done' | 'failed'>();
+  /** The recorded reason of each item whose last record is `failed`. */
   const failedErrors = new Map<string, string>();
   let lastInfo: string | null = null;
   let machineFailed: { line: number; failed: number; first: { item_id: string; error: string }; records: number } | null = null;
@@ -201,7 +200,6 @@ export async function openJournal(path: string, settings: RunSettings, options: 
     path,
     header,
     finished,
-    failedErrors,
     older,
     append(entry) {
       if (entry.type === 'info') {
