@@ -109,6 +109,10 @@ describe('file-system fault matrix (a clean error, no item failed, a resume equa
     expect(ref.points).toBeGreaterThan(12); // depth PNG and journal line per image, the lock note, annotations.json
     const failed = journalFailures(target.out);
     for (const at of spread(ref.points, 5)) await faultTrial(target, { plan: { code: 'ENOSPC', at } }, ref.snapshot, failed);
+    // A disk with room for a journal line but not for a depth PNG (issue 39), and an I/O error on one PNG:
+    // the line that follows must not record the image as failed.
+    await faultTrial(target, { plan: { code: 'ENOSPC', at: 3, pathIncludes: 'depth/' } }, ref.snapshot, failed);
+    await faultTrial(target, { plan: { code: 'EIO', at: 2, once: true, pathIncludes: 'depth/' } }, ref.snapshot, failed);
     await faultTrial(target, { plan: { code: 'EIO', at: Math.ceil(ref.points / 2), once: true } }, ref.snapshot, failed);
     await faultTrial(target, { plan: { code: 'EROFS', at: 1 } }, ref.snapshot, failed);
 
@@ -166,6 +170,7 @@ describe('file-system fault matrix (a clean error, no item failed, a resume equa
     const ref = await reference(target);
     const failed = journalFailures(target.out);
     for (const at of spread(ref.points, 4)) await faultTrial(target, { plan: { code: 'ENOSPC', at } }, ref.snapshot, failed);
+    await faultTrial(target, { plan: { code: 'ENOSPC', at: 2, pathIncludes: 'annotate.partial/depth/' } }, ref.snapshot, failed);
     await faultTrial(target, { plan: { code: 'EIO', at: Math.ceil(ref.points / 3), once: true } }, ref.snapshot, failed);
 
     // The reproduction of issue 39: the disk fills in the annotate stage, and the journal (as older
