@@ -4,9 +4,11 @@
  * next run skips every image it lists. A crash can leave a partial last line; it is cut off on open.
  * The first line is a header holding the run's settings, so a resume cannot mix models or thresholds.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readSync, fstatSync, ftruncateSync, writeSync, rmSync } from 'node:fs';
+import { createReadStream, closeSync, existsSync, fsyncSync, openSync, readSync, fstatSync, ftruncateSync, writeSync, rmSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { readJsonlWithLines } from '../util/jsonl.js';
-import { GsrError } from '../util/errors.js';
+import { GsrError, machineFaultInMessage } from '../util/errors.js';
+import { faultPoint } from '../util/faults.js';
 import type { AnnotationInfo, CocoAnnotation, CocoImage, DepthUnit } from '../formats/coco.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
@@ -104,6 +106,29 @@ export interface OpenJournalOptions {
    * in; null when nothing is missing. These are compared instead of the header's own.
    */
   fillOlder?: (recorded: RunSettings) => RunSettings | null;
+  /**
+   * Told when the journal recorded faults of the machine (a full disk...) as failed images, as older
+   * versions did: the journal is cut before the first such record, so those images and the ones
+   * after them are annotated again, in order, and the run ends as an uninterrupted one would.
+   */
+  onMachineFailures?: (found: { failed: number; first: { item_id: string; error: string }; dropped: number }) => void;
+}
+
+/** Cuts the journal before its 1-based line `line` (lines are `\n`-terminated JSON). */
+async function cutBeforeLine(path: string, line: number): Promise<void> {
+  let offset = 0;
+  let n = 0;
+  for await (const text of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
+    if (++n === line) break;
+    offset += Buffer.byteLength(text) + 1;
+  }
+  const fd = openSync(path, 'r+');
+  try {
+    ftruncateSync(fd, offset);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -115,7 +140,11 @@ export async function openJournal(path: string, settings: RunSettings, options: 
   let header: JournalHeader | undefined;
   let older = false;
   const finished = new Map<string, 'done' | 'failed'>();
+  /** The recorded reason of each item whose last record is `failed`. */
+  const failedErrors = new Map<string, string>();
   let lastInfo: string | null = null;
+  let machineFailed: { line: number; failed: number; first: { item_id: string; error: string }; records: number } | null = null;
+  let records = 0;
   if (existsSync(path)) {
     dropPartialLastLine(path);
     for await (const { line, record } of readJournal(path)) {
@@ -126,6 +155,13 @@ export async function openJournal(path: string, settings: RunSettings, options: 
         lastInfo = JSON.stringify(record);
       } else if (record.type === 'done' || record.type === 'failed') {
         finished.set(record.item_id, record.type);
+        records++;
+        if (record.type === 'failed') failedErrors.set(record.item_id, record.error);
+        else failedErrors.delete(record.item_id);
+        if (record.type === 'failed' && machineFaultInMessage(record.error) !== null) {
+          if (machineFailed === null) machineFailed = { line, failed: 0, first: { item_id: record.item_id, error: record.error }, records };
+          machineFailed.failed++;
+        }
       } else {
         throw new GsrError(`${path}:${line}: unknown journal record type`);
       }
@@ -142,10 +178,16 @@ export async function openJournal(path: string, settings: RunSettings, options: 
       if (diff !== '') {
         throw new GsrError(`${path} was written with other settings (${diff}); use another --out or pass --force`);
       }
+      if (machineFailed !== null) {
+        await cutBeforeLine(path, machineFailed.line);
+        options.onMachineFailures?.({ failed: machineFailed.failed, first: machineFailed.first, dropped: records - machineFailed.records + 1 });
+        return openJournal(path, settings, { ...options, onMachineFailures: undefined });
+      }
     }
   }
   const fd = openSync(path, 'a');
   const writeLine = (value: unknown) => {
+    faultPoint(path);
     writeSync(fd, JSON.stringify(value) + '\n');
     fsyncSync(fd);
   };
@@ -165,8 +207,14 @@ export async function openJournal(path: string, settings: RunSettings, options: 
         if (text === lastInfo) return;
         lastInfo = text;
       }
+      // A retried image that fails again for the same reason: its record stands (a resumed run then ends as an uninterrupted one).
+      if (entry.type === 'failed' && finished.get(entry.item_id) === 'failed' && failedErrors.get(entry.item_id) === entry.error) return;
       writeLine(entry);
-      if (entry.type !== 'info') finished.set(entry.item_id, entry.type);
+      if (entry.type !== 'info') {
+        finished.set(entry.item_id, entry.type);
+        if (entry.type === 'failed') failedErrors.set(entry.item_id, entry.error);
+        else failedErrors.delete(entry.item_id);
+      }
     },
     close() {
       closeSync(fd);

@@ -14,7 +14,7 @@ import { cudaProviderInstalled } from '../perception/runtime.js';
 import { depthEstimators, detectors, segmenters } from '../perception/registry.js';
 import type { DecodeOptions, Device, ModelLoadOptions, PluginProvenance, Precision, RgbImage, SessionTuning } from '../perception/types.js';
 import { timeStage, timeStageAsync } from '../util/stage-clock.js';
-import { GsrError, errorMessage } from '../util/errors.js';
+import { GsrError, MachineFault, errorMessage, isMachineFault, isMachineFaultOnRead } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
 import { VERSION } from '../util/version.js';
 import {
@@ -69,7 +69,7 @@ export interface AnnotateOptions {
   overlays?: boolean;
   /** Discard an existing journal in `outDir` and start over. */
   restart?: boolean;
-  /** Annotate again the images a previous run recorded as failed. */
+  /** Annotate again the images a previous run recorded as failed (default true, as `gsr run`; docs/cli.md). */
   retryFailed?: boolean;
   /** Lower-scoring boxes recorded per object (default 5). */
   maxRunnersUp?: number;
@@ -142,7 +142,7 @@ async function readTargetImageUntimed(target: AnnotateTarget, decode?: DecodeOpt
   try {
     bytes = await readConfined(target.imagePath, target.root);
   } catch (err) {
-    if (err instanceof GsrError) throw err;
+    if (err instanceof GsrError || isMachineFaultOnRead(err)) throw err;
     throw new GsrError(`cannot read image ${target.fileName}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
   }
   return loadImage(bytes, target.fileName, decode);
@@ -256,12 +256,21 @@ const failedEntry = (target: AnnotateTarget, err: unknown): JournalEntry => ({
   error: errorMessage(err).split('\n')[0]!,
 });
 
-/** One image start to finish: decoded, annotated, its files written; any error becomes its `failed` record. */
+/**
+ * The image's `failed` record for an item fault; a fault of the machine (src/util/errors.ts,
+ * isMachineFault) is thrown on instead: it stops the run and is never recorded against the image.
+ */
+function itemFailure(target: AnnotateTarget, err: unknown): JournalEntry {
+  if (isMachineFault(err)) throw err instanceof GsrError ? err : new MachineFault(`${target.itemId}: ${errorMessage(err).split('\n')[0]}`, { cause: err });
+  return failedEntry(target, err);
+}
+
+/** One image start to finish: decoded, annotated, its files written; an item fault becomes its `failed` record. */
 export async function annotateTarget(target: AnnotateTarget, image: Promise<RgbImage>, models: PerceptionModels, options: ImageOutputOptions): Promise<JournalEntry> {
   try {
     return await annotateImage(await image, target, models, options);
   } catch (err) {
-    return failedEntry(target, err);
+    return itemFailure(target, err);
   }
 }
 
@@ -314,10 +323,18 @@ class OneModel {
     if (this.current?.role !== role) {
       await this.release();
       const load = loadOptions(this.o);
-      const model =
-        role === 'detector' ? await detectors.get(this.o.detector)(load)
-        : role === 'segmenter' ? await segmenters.get(this.o.segmenter!)(load)
-        : await depthEstimators.get(this.o.depth!)(load);
+      const first = !(role in this.seen);
+      let model;
+      try {
+        model =
+          role === 'detector' ? await detectors.get(this.o.detector)(load)
+          : role === 'segmenter' ? await segmenters.get(this.o.segmenter!)(load)
+          : await depthEstimators.get(this.o.depth!)(load);
+      } catch (err) {
+        // Loaded once already: a model file that vanished (or a disk that fails) is the machine's, not the images'.
+        if (first) throw err;
+        throw new MachineFault(`cannot load the ${role} model again (it loaded earlier in this run; was its folder removed?): ${errorMessage(err).split('\n')[0]}`, { cause: err });
+      }
       this.current = { role, model };
       (this.seen as Record<Role, unknown>)[role] = model;
     }
@@ -361,6 +378,7 @@ async function annotateOneModelAtATime(todo: AnnotateTarget[], o: AnnotateOption
           try {
             return { target, image: await readTargetImage(target, o.decode) };
           } catch (error) {
+            itemFailure(target, error); // throws a machine fault
             return { target, error };
           }
         }),
@@ -372,6 +390,7 @@ async function annotateOneModelAtATime(todo: AnnotateTarget[], o: AnnotateOption
           try {
             await step(item, item.image!);
           } catch (error) {
+            itemFailure(item.target, error); // throws a machine fault
             item.error = error;
           }
         }
@@ -389,7 +408,7 @@ async function annotateOneModelAtATime(todo: AnnotateTarget[], o: AnnotateOption
           try {
             entry = await assembleImage(it.image!, it.target, { picks: it.picks!, depth: it.depth, masks: o.segmenter ? (it.masks ?? []) : undefined }, output);
           } catch (error) {
-            entry = failedEntry(it.target, error);
+            entry = itemFailure(it.target, error);
           }
         }
         await sink.entry(entry);
@@ -436,14 +455,20 @@ async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary>
     ...(o.precision === 'int8' ? { precision: 'int8' } : {}),
     decode: decodeRules(o.decode),
   };
-  const journal = await openJournal(join(o.outDir, JOURNAL_FILE), settings, { restart: o.restart, fillOlder: (recorded) => olderDecoding(recorded, settings.decode) });
+  const journal = await openJournal(join(o.outDir, JOURNAL_FILE), settings, {
+    restart: o.restart,
+    fillOlder: (recorded) => olderDecoding(recorded, settings.decode),
+    onMachineFailures: (f) => notice(
+      `${join(o.outDir, JOURNAL_FILE)}: ${f.failed} image${f.failed === 1 ? ' was' : 's were'} recorded as failed for a fault of the machine, not of the image (first: ${f.first.item_id}: ${f.first.error}); annotating them again, with the ${f.dropped} record${f.dropped === 1 ? '' : 's'} from the first of them on`,
+    ),
+  });
   if (journal.older) {
     notice(`${journal.path} was started by an older version of gsr-bench, whose decoding of images with alpha, 16-bit grey or an ICC profile may differ from this run's (docs/perception.md, "Decoding"); resuming it`);
   }
   const annotationsPath = join(o.outDir, ANNOTATIONS_FILE);
   const isFinished = (t: AnnotateTarget) => {
     const status = journal.finished.get(t.itemId);
-    return status === 'done' || (status === 'failed' && !o.retryFailed);
+    return status === 'done' || (status === 'failed' && o.retryFailed === false);
   };
   const todo = o.targets.filter((t) => !isFinished(t));
   o.onPlan?.({ total: o.targets.length, skipped: o.targets.length - todo.length, todo: todo.length });

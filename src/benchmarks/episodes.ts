@@ -9,7 +9,7 @@ import type { BenchItem } from '../formats/bench-item.js';
 import type { BenchPrompt } from '../formats/chat-prompt.js';
 import type { EpisodeRecord } from '../formats/episodes.js';
 import type { StoredAsker } from '../mllm/runner.js';
-import { GsrError, errorMessage } from '../util/errors.js';
+import { GsrError, errorMessage, isMachineFault } from '../util/errors.js';
 import { benchPromptKey } from './prompts-file.js';
 import type { Benchmark, Episode, EpisodeFactory, EpisodePolicy } from './types.js';
 
@@ -101,6 +101,7 @@ export async function runEpisodes<I extends BenchItem>(o: RunEpisodesOptions<I>)
       } catch (err) {
         // One bad item never stops the rest; a store or runner failure does.
         if (err instanceof RunFailure) throw err.cause;
+        if (isMachineFault(err)) throw err; // a full disk is not a bad item (src/util/errors.ts)
         summary.skipped.push({ item: items[index].id, reason: errorMessage(err) });
         continue;
       }

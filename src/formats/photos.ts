@@ -27,6 +27,9 @@ export interface PhotosSummary {
   subject: { hits: number; objects: number };
   object: { hits: number; objects: number };
   mean_iou: number | null;
+  /** Photos the detector could not annotate (item faults), and the first few with why. */
+  failed?: number;
+  failures?: Array<{ item_id: string; error: string }>;
 }
 
 export const PHOTOS_FILE = 'photos.json';

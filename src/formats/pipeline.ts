@@ -145,6 +145,8 @@ export const Model = z.strictObject({
   timeout_ms: z.number().int().positive().optional(),
   temperature: z.number().min(0).optional(),
   max_tokens: z.number().int().positive().optional(),
+  /** Cap on one reply's bytes (default 1 MiB; docs/mllm.md, "Bounded answers"). */
+  max_answer_bytes: z.number().int().positive().optional(),
   seed: z.number().int().nonnegative().optional(),
   /** `simulated`: target G-Score (share of items whose boxes are hits), 0-1. */
   grounding: z.number().min(0).max(1).optional(),

@@ -2,6 +2,12 @@ import http from 'node:http';
 import https from 'node:https';
 import { isUtf8 } from 'node:buffer';
 
+/** The default cap on one reply's body (docs/mllm.md, "Bounded answers"): far above any real completion. */
+export const DEFAULT_MAX_ANSWER_BYTES = 1 << 20;
+
+/** The error code of a reply cut off at the cap (see {@link HttpPoster.post}). */
+export const REPLY_TOO_LARGE = 'GSR_REPLY_TOO_LARGE';
+
 export interface HttpReply {
   status: number;
   header(name: string): string | null;
@@ -15,7 +21,9 @@ export interface HttpReply {
  * measured here against a 50 ms endpoint at 64 requests in flight, fetch spent about 570 µs of CPU per
  * request and node:http about 210 µs, which is what lets one runner keep a fast server busy.
  * Rejects with the signal's reason when it aborts (before or during the body); other failures reject
- * with the socket error (its `code`, e.g. ECONNREFUSED, says what happened).
+ * with the socket error (its `code`, e.g. ECONNREFUSED, says what happened). The body is read as a
+ * stream and never held past `maxBytes`: a longer one (or one whose content-length says so) closes the
+ * connection and rejects with code {@link REPLY_TOO_LARGE}.
  */
 export class HttpPoster {
   private readonly agents = {
@@ -23,7 +31,7 @@ export class HttpPoster {
     'https:': new https.Agent({ keepAlive: true }),
   };
 
-  post(url: URL, headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<HttpReply> {
+  post(url: URL, headers: Record<string, string>, body: Buffer, signal: AbortSignal, maxBytes = DEFAULT_MAX_ANSWER_BYTES): Promise<HttpReply> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const client = url.protocol === 'https:' ? https : http;
     const agent = this.agents[url.protocol as 'http:' | 'https:'];
@@ -41,9 +49,19 @@ export class HttpPoster {
       };
       const req = client.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': body.length } }, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let bytes = 0;
+        const tooLarge = () => {
+          fail(Object.assign(new Error(`reply over ${maxBytes} bytes`), { code: REPLY_TOO_LARGE, maxBytes }));
+          req.destroy();
+        };
         res.on('error', fail);
         res.on('aborted', () => fail(Object.assign(new Error('connection closed mid-body'), { code: 'ECONNRESET' })));
+        if (Number(res.headers['content-length'] ?? 0) > maxBytes) return tooLarge();
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes > maxBytes) return tooLarge();
+          chunks.push(chunk);
+        });
         res.on('end', () => {
           if (settled) return;
           settled = true;

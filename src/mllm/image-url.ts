@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { readConfined } from '../util/confined.js';
-import { GsrError, errorMessage } from '../util/errors.js';
+import { GsrError, errorMessage, isMachineFaultOnRead } from '../util/errors.js';
 import { AnswerError } from './errors.js';
 
 const MIME: Record<string, string> = { '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp', '.gif': 'image/gif' };
@@ -26,6 +26,7 @@ export class DataUrlCache {
       (bytes) => `data:${mime};base64,${bytes.toString('base64')}`,
       (err: NodeJS.ErrnoException) => {
         this.entries.delete(path);
+        if (isMachineFaultOnRead(err)) throw err;
         throw new AnswerError(err instanceof GsrError ? err.message : `cannot read image ${path}: ${err.code ?? errorMessage(err)}`, false);
       },
     );

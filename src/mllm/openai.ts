@@ -1,8 +1,8 @@
-import { GsrError } from '../util/errors.js';
+import { GsrError, MachineFault, isMachineFaultOnRead } from '../util/errors.js';
 import { isBenchPrompt, promptParts, type AnyPrompt } from '../formats/prompts.js';
 import { AnswerError } from './errors.js';
 import { DataUrlCache } from './image-url.js';
-import { HttpPoster, type HttpReply } from './http-post.js';
+import { DEFAULT_MAX_ANSWER_BYTES, HttpPoster, REPLY_TOO_LARGE, type HttpReply } from './http-post.js';
 import { answerers, type AnswererOptions, type EndpointOption } from './registry.js';
 import { balanceAnswerers } from './balance.js';
 import { isRetryableStatus, parseRetryAfter } from './retry.js';
@@ -24,6 +24,8 @@ export interface OpenAiOptions {
    * read from text; `on` always sends it; `off` never does. Default auto.
    */
   structuredOutputs?: 'auto' | 'on' | 'off';
+  /** Cap on one reply's body in bytes (default 1 MiB; docs/mllm.md, "Bounded answers"); a longer reply is a failed answer. */
+  maxAnswerBytes?: number;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -65,6 +67,7 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   const structured = opts.structuredOutputs ?? 'auto';
+  const maxAnswerBytes = opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   let formatRejected = false;
 
   return {
@@ -86,10 +89,13 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
           response_format: withFormat && format ? { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: format.strict ?? true } } : undefined,
         }));
         try {
-          return await poster.post(url, headers, body, signal);
+          return await poster.post(url, headers, body, signal, maxAnswerBytes);
         } catch (err) {
           if (signal.aborted) throw err; // the runner tells timeouts from interrupts
           const e = err as { message?: string; code?: string };
+          // The prompt's own fault, not retried: the same prompt would get as long an answer again.
+          if (e.code === REPLY_TOO_LARGE) throw new AnswerError(`answer too large: the reply passed the cap of ${maxAnswerBytes} bytes (max_answer_bytes) and was cut off unread`, false);
+          if (isMachineFaultOnRead(err)) throw new MachineFault(scrub(`connection error: ${e.code}: this machine is out of file handles or memory`), { cause: err });
           throw new AnswerError(scrub(`connection error: ${e.code ?? e.message ?? String(err)}`), true);
         }
       };
@@ -147,5 +153,6 @@ function openAiFor(o: AnswererOptions, baseUrl: string): Answerer {
     topP: typeof o.topP === 'number' ? o.topP : undefined,
     seed: o.seed,
     structuredOutputs: o.structuredOutputs === 'on' || o.structuredOutputs === 'off' ? o.structuredOutputs : undefined,
+    maxAnswerBytes: o.maxAnswerBytes,
   });
 }

@@ -21,6 +21,8 @@ export interface AnswererOptions {
   temperature?: number;
   maxTokens?: number;
   seed?: number;
+  /** Cap on one answer's bytes for answerers that read replies (docs/mllm.md, "Bounded answers"). */
+  maxAnswerBytes?: number;
   /** Annotation file (COCO JSON) for answerers that reason from annotations. */
   annotations?: string;
   [key: string]: unknown;

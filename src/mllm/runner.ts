@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isBenchPrompt, parseAnyPrompt, type AnyPrompt } from '../formats/prompts.js';
-import { GsrError } from '../util/errors.js';
+import { GsrError, isMachineFault } from '../util/errors.js';
 import { readJsonl } from '../util/jsonl.js';
 import { StoreBatcher } from './store-batcher.js';
 import { classifyError, DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
@@ -334,6 +334,8 @@ export async function answerPrompt(p: AnyPrompt, answerer: Answerer, o: AnswerPr
       else ({ text: output, warning } = answer);
     } catch (err) {
       if (o.signal.aborted) return null;
+      // A fault of the machine (no file handles, a full disk under an answerer) is not the prompt's: it stops the run.
+      if (isMachineFault(err)) throw err;
       failure = attempt.signal.aborted ? { retryable: true, reason: `timeout after ${o.timeoutMs} ms` } : classifyError(err);
     } finally {
       attempt.done();

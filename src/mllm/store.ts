@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { GsrError, errorMessage } from '../util/errors.js';
+import { GsrError, MachineFault, errorMessage, isMachineFault } from '../util/errors.js';
+import { faultPoint } from '../util/faults.js';
 import { hashCanonical } from '../prompts/key.js';
 import { pidAlive } from '../util/process.js';
 
@@ -166,10 +167,24 @@ export class RunStore {
     return new RunStore(path, options.create ?? true);
   }
 
+  /**
+   * Runs a write; a fault of the machine (a full disk: SQLITE_FULL, an I/O error, a read-only or
+   * locked file) becomes one MachineFault line naming the store, which stops the run (src/util/errors.ts).
+   */
+  private write<T>(fn: () => T): T {
+    try {
+      faultPoint(this.path, 'sqlite');
+      return fn();
+    } catch (err) {
+      if (err instanceof MachineFault || !isMachineFault(err)) throw err;
+      throw new MachineFault(`run store ${this.path}: ${errorMessage(err)} (${(err as { code?: string }).code}); the rows of this write were not recorded`, { cause: err });
+    }
+  }
+
   /** Records a settings object and returns its id. */
   registerSettings(settings: GenerationSettings): string {
     const id = settingsId(settings);
-    this.db.prepare(`INSERT OR IGNORE INTO settings VALUES (?, ?, ?, ?)`).run(id, settings.model, JSON.stringify(settings), new Date().toISOString());
+    this.write(() => this.db.prepare(`INSERT OR IGNORE INTO settings VALUES (?, ?, ?, ?)`).run(id, settings.model, JSON.stringify(settings), new Date().toISOString()));
     return id;
   }
 
@@ -195,7 +210,7 @@ export class RunStore {
    * runner holds an unexpired claim on it.
    */
   claim(key: string, model: string, settings: string, leaseMs: number): ClaimResult {
-    return this.db.inTransaction ? this.claimRow(key, model, settings, leaseMs) : this.claimTx.immediate(key, model, settings, leaseMs);
+    return this.db.inTransaction ? this.claimRow(key, model, settings, leaseMs) : this.write(() => this.claimTx.immediate(key, model, settings, leaseMs));
   }
 
   private claimRow(key: string, model: string, settings: string, leaseMs: number): ClaimResult {
@@ -223,7 +238,7 @@ export class RunStore {
    * unless `replace` (imports with --replace). Returns whether the row was written.
    */
   commit(r: StoredResponse, replace = false): boolean {
-    return this.db.inTransaction ? this.commitRow(r, replace) : this.commitTx.immediate(r, replace);
+    return this.db.inTransaction ? this.commitRow(r, replace) : this.write(() => this.commitTx.immediate(r, replace));
   }
 
   private commitRow(r: StoredResponse, replace: boolean): boolean {
@@ -237,7 +252,7 @@ export class RunStore {
    * resumed run continues the count; an attempt number is stored once (a repeat is ignored).
    */
   recordAttempt(a: StoredAttempt): void {
-    this.stmts.attemptPut.run(a);
+    this.write(() => this.stmts.attemptPut.run(a));
   }
 
   /** The invalid answers stored for one prompt, in order. */
@@ -264,7 +279,7 @@ export class RunStore {
 
   /** Runs `fn` in one transaction (bulk imports). */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return this.write(() => this.db.transaction(fn).immediate());
   }
 
   /** Streams stored responses, optionally for one model and settings id, in key order. */

@@ -14,6 +14,7 @@ import { benchmarks, episodeUnparsed, runEpisodes, scoredUnparsed, unparsedWarni
 import { readEpisodes, writeEpisodes, type EpisodeRecord } from '../formats/episodes.js';
 import type { BenchItem } from '../formats/bench-item.js';
 import { readBenchPrompts, writeBenchPrompts } from '../formats/chat-prompt.js';
+import { failureLines, stageFailures, type FailureSources } from './summary.js';
 import { answerers, RunStore, runPrompts, StoredAsker, toResponseRecord, type GenerationSettings } from '../mllm/index.js';
 import { sha256File } from '../util/hash.js';
 import { tableText } from '../report/bench-page.js';
@@ -479,5 +480,9 @@ export async function runBenchPipeline(file: string, options: BenchRunOptions = 
     name: config.name, out: config.out, stages: outcomes.map((o) => ({ name: o.name, status: o.status, seconds: o.seconds })),
     seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [] as never[], warnings: [...(report?.notes ?? []), ...(scored?.warnings ?? [])], regression: null,
     report: report ? join(config.out, 'report', report.file) : null, tables: report?.tables,
+    ...(() => {
+      const failed = stageFailures({ answer: outcomes.find((o) => o.name === 'answer')?.record.summary as FailureSources['answer'] });
+      return { failed_items: failed, item_notes: failureLines(failed) };
+    })(),
   };
 }

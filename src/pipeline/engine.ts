@@ -234,7 +234,8 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
         summary = await stage.run(ctx);
       } catch (err) {
         // The partial folder stays (for resume) under a name that never looks complete.
-        throw err instanceof GsrError ? new GsrError(`${stage.name}: ${err.message}`, err.exitCode) : new Error(`${stage.name}: ${errorMessage(err)}`, { cause: err });
+        // The cause is kept, so that a fault of the machine is still told from an item's (src/util/errors.ts).
+        throw err instanceof GsrError ? Object.assign(new GsrError(`${stage.name}: ${err.message}`, err.exitCode), { cause: err }) : new Error(`${stage.name}: ${errorMessage(err)}`, { cause: err });
       }
       const { digest, files } = await folderDigest(partial, isEngineFile);
       const seconds = (Date.now() - started) / 1000;

@@ -20,7 +20,8 @@ import { photosStage, type PhotosStageSummary } from './stages/photos.js';
 import { promptsStage } from './stages/prompts.js';
 import { reportStage, type ReportStageSummary } from './stages/report.js';
 import { scoreStage, type ScoreStageSummary } from './stages/score.js';
-import { summaryRows, summaryWarnings, type SummaryRow } from './summary.js';
+import { failureLines, promptShortfalls, stageFailures, summaryRows, summaryWarnings, type StageFailures, type SummaryRow } from './summary.js';
+import type { PromptsStageSummary } from './stages/prompts.js';
 
 /** Stage names in run order (`photos` only when the pipeline has `photos:`). */
 export const STAGE_NAMES = ['dataset', 'annotate', 'photos', 'prompts', 'answer', 'score', 'analyze', 'label-noise', 'report'] as const;
@@ -68,6 +69,10 @@ export interface PipelineResult {
   report: string | null;
   /** Benchmark pipelines: the plug-in's tables as text. */
   tables?: string[];
+  /** Stages whose items failed (item faults): the pipeline exits 3 when there are any (docs/cli.md, "Exit codes"). */
+  failed_items?: StageFailures[];
+  /** One line per stage with failed items, then per stage output that covers fewer items than its input. */
+  item_notes?: string[];
 }
 
 const SHIPPED_MODELS = ['gsr-synth-det', 'gsr-synth-depth'];
@@ -96,6 +101,7 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
   const outcomes = await runStages(stages, { out: config.out, force: options.force, progress, signal: options.signal });
   const summaryOf = <T>(name: string) => outcomes.find((o) => o.name === name)?.record.summary as T | undefined;
   const report = summaryOf<ReportStageSummary>('report');
+  const failed = stageFailures({ annotate: summaryOf('annotate'), photos: summaryOf('photos'), answer: summaryOf('answer') });
   return {
     name: config.name,
     out: config.out,
@@ -110,6 +116,8 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
     photos: summaryOf<PhotosStageSummary>('photos') ?? null,
     label_noise: summaryOf<LabelNoiseStageSummary>('label-noise') ?? null,
     report: report ? join(config.out, 'report', report.file) : null,
+    failed_items: failed,
+    item_notes: [...failureLines(failed), ...promptShortfalls(summaryOf<PromptsStageSummary>('prompts'))],
   };
 }
 

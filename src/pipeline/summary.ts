@@ -42,3 +42,63 @@ export function formatSummaryTable(rows: SummaryRow[]): string {
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }
+
+/** Items a stage could not do (item faults, docs/cli.md "Exit codes"): the pipeline then exits 3. */
+export interface StageFailures {
+  stage: string;
+  failed: number;
+  total: number;
+  /** What an item is, plural: `images`, `photos`, `answers`. */
+  unit: string;
+  /** The first failures (`id: reason`), or per model for answers. */
+  examples: string[];
+}
+
+/** The summaries {@link stageFailures} reads; each optional (a stage that did not run). */
+export interface FailureSources {
+  annotate?: { images: number; failed?: number; failures?: Array<{ item_id: string; error: string }> };
+  photos?: { images: number; failed?: number; failures?: Array<{ item_id: string; error: string }> };
+  answer?: { models: Array<{ name: string; prompts: number; failed: number; failures?: Record<string, number> }> };
+}
+
+/** The stages whose items failed, in stage order. Pure. */
+export function stageFailures(s: FailureSources): StageFailures[] {
+  const out: StageFailures[] = [];
+  for (const [stage, unit, sum] of [['annotate', 'images', s.annotate], ['photos', 'photos', s.photos]] as const) {
+    if (sum?.failed) out.push({ stage, failed: sum.failed, total: sum.images, unit, examples: (sum.failures ?? []).map((f) => `${f.item_id}: ${f.error}`) });
+  }
+  const models = s.answer?.models.filter((m) => m.failed > 0) ?? [];
+  if (models.length > 0) {
+    out.push({
+      stage: 'answer',
+      failed: models.reduce((n, m) => n + m.failed, 0),
+      total: s.answer!.models.reduce((n, m) => n + m.prompts, 0),
+      unit: 'answers',
+      examples: models.map((m) => `${m.name}: ${m.failed} (${Object.entries(m.failures ?? {}).map(([why, n]) => `${why} ${n}`).join(', ')})`),
+    });
+  }
+  return out;
+}
+
+/** The prompt files that cover fewer items than the manifest, one line each (what the prompts stage skipped). */
+export function promptShortfalls(prompts: { counts: Record<string, { items: number; skipped: number }>; skipped_examples: Array<{ file: string; item: string; reason: string }> } | undefined): string[] {
+  if (!prompts) return [];
+  return Object.entries(prompts.counts).flatMap(([file, c]) => {
+    if (c.skipped === 0) return [];
+    const first = prompts.skipped_examples.find((e) => e.file === file);
+    return [`prompts: ${file} covers ${c.items} of ${c.items + c.skipped} items (${c.skipped} skipped${first ? `; first: ${first.item}: ${first.reason}` : ''})`];
+  });
+}
+
+/** One line per stage with failed items, for the summary and the report. */
+export function failureLines(failures: StageFailures[]): string[] {
+  return failures.map((f) => {
+    const detail = f.stage === 'answer' ? f.examples.join('; ') : f.examples.length > 0 ? `first: ${f.examples[0]}` : '';
+    return `${f.stage}: ${f.failed} of ${f.total} ${f.unit} failed${detail ? ` (${detail})` : ''}`;
+  });
+}
+
+/** Every line of {@link failureLines} and {@link promptShortfalls}: what the summary and the report say about items left out. */
+export function itemNotes(s: FailureSources & { prompts?: Parameters<typeof promptShortfalls>[0] }): string[] {
+  return [...failureLines(stageFailures(s)), ...promptShortfalls(s.prompts)];
+}

@@ -4,7 +4,7 @@ import { readCocoFile } from '../formats/coco.js';
 import { realItemImage } from '../formats/image-paths.js';
 import { ManifestItemSchema } from '../formats/manifest.js';
 import { writePromptFile, type PromptRecord, type PromptTask } from '../formats/prompts.js';
-import { GsrError, errorMessage } from '../util/errors.js';
+import { GsrError, errorMessage, isMachineFaultOnRead } from '../util/errors.js';
 import { sha256File } from '../util/hash.js';
 import { readJsonl } from '../util/jsonl.js';
 import { buildItemPrompts } from './build.js';
@@ -110,6 +110,7 @@ export async function buildPromptFile(opts: BuildPromptsOptions): Promise<BuildP
         image = await realItemImage(item, opts.manifest);
         sha = hashes.get(image);
       } catch (err) {
+        if (isMachineFaultOnRead(err)) throw err; // out of file handles: the machine's, not the item's
         summary.skipped.push({ item: item.id, reason: errorMessage(err) });
         continue;
       }
@@ -117,6 +118,7 @@ export async function buildPromptFile(opts: BuildPromptsOptions): Promise<BuildP
         try {
           sha = await sha256File(image, 'image');
         } catch (err) {
+          if (isMachineFaultOnRead(err)) throw err;
           summary.skipped.push({ item: item.id, reason: errorMessage(err) });
           continue;
         }

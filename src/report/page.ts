@@ -49,6 +49,19 @@ export interface PageSection {
 }
 
 /**
+ * Vega numbers the clip paths of its SVGs with one counter per process, so the same page drawn twice
+ * in one process (a library caller, a resumed pipeline) would differ: they are numbered again here, in
+ * order of appearance, which keeps them unique within the page.
+ */
+function renumberClips(html: string): string {
+  const ids = new Map<string, number>();
+  return html.replace(/(id="|url\(#)clip(\d+)(?=[")])/g, (_, lead: string, n: string) => {
+    if (!ids.has(n)) ids.set(n, ids.size + 1);
+    return `${lead}clip${ids.get(n)}`;
+  });
+}
+
+/**
  * A self-contained page: inline CSS, one inline script allowed by its hash, images as data URLs.
  * The Content-Security-Policy forbids every network request, so the page works offline and an
  * output that slipped past escaping could still not run or fetch anything.
@@ -65,7 +78,7 @@ export function renderPage(title: string, sections: PageSection[], warnings: str
 <title>${h(title)}</title><style>${CSS}</style></head>
 <body><h1>${h(title)}</h1><p class="note">Generated ${h(generated)}. ${h(note)}</p>
 <nav>${toc}</nav>${warn}
-${sections.map((s) => `<section id="sec-${h(s.id)}"><h2>${h(s.title)}</h2>${s.html}</section>`).join('\n')}
+${renumberClips(sections.map((s) => `<section id="sec-${h(s.id)}"><h2>${h(s.title)}</h2>${s.html}</section>`).join('\n'))}
 <script>${FILTER_SCRIPT}</script>
 </body></html>
 `;

@@ -9,6 +9,7 @@ import { writeFileAtomic } from '../util/fs.js';
 import { Registry } from '../util/registry.js';
 import { collectGallery, thumbnail, type GalleryEntry, type GalleryOptions } from './gallery.js';
 import { renderPage } from './page.js';
+import { escapeHtml } from './escape.js';
 import { barChartSpec, regressionPlotSpec, vegaLiteToSvg } from './plots.js';
 import {
   dapTableHtml,
@@ -63,6 +64,8 @@ export interface ReportOptions extends GalleryOptions {
   perception?: PerceptionReport;
   /** The same models scored against pseudo-labels and against exact truth (a pipeline's `label-noise` stage). */
   labelNoise?: LabelNoiseReport;
+  /** A pipeline's items that failed or were left out, one line per stage (shown first). */
+  itemNotes?: string[];
 }
 
 async function photosSection(p: PhotosReport, size: number): Promise<string> {
@@ -164,6 +167,10 @@ export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOp
   // After the relabel section (its place counts from the start): What'sUp's own metrics beside Table 1.
   if (whatsup.rows.length > 0 || whatsup.missing.length > 0) {
     sections.splice(1, 0, { id: 'whatsup', title: "What'sUp's own metrics: individual, pair and set accuracy (Controlled A and B)", html: whatsupTableHtml(whatsup) });
+  }
+  // First, since every table below covers the other items only.
+  if (o.itemNotes?.length) {
+    sections.unshift({ id: 'failures', title: 'Items that failed or were left out', html: `<p class="note">The tables below cover the other items only.</p><ul>${o.itemNotes.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>` });
   }
   const warnings = [...results.flatMap((r) => r.warnings), ...gallery.warnings, ...whatsup.warnings];
   return { html: renderPage(o.title ?? 'gsr-bench report', sections, warnings, o.generated ?? new Date().toISOString()), files };

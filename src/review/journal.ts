@@ -6,7 +6,8 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { GsrError, errorMessage } from '../util/errors.js';
+import { GsrError, MachineFault, errorMessage, isMachineFault } from '../util/errors.js';
+import { faultPoint } from '../util/faults.js';
 import { EditSchema, type Edit, type EditEvent } from './edits.js';
 
 const SCHEMA_VERSION = 1;
@@ -71,7 +72,15 @@ export class ReviewJournal {
 
   /** Appends one edit and returns it as stored (committed when this returns). */
   append(slot: string, reviewer: string, edit: Edit, time = new Date().toISOString()): EditEvent {
-    const info = this.insert.run(slot, reviewer, time, JSON.stringify(edit));
+    let info;
+    try {
+      faultPoint(this.path, 'sqlite');
+      info = this.insert.run(slot, reviewer, time, JSON.stringify(edit));
+    } catch (err) {
+      // A full or failing disk is not a bad edit: the edit is not saved and the page says why (src/review/server.ts).
+      if (isMachineFault(err)) throw new MachineFault(`review journal ${this.path}: ${errorMessage(err)}; the edit was not saved`, { cause: err });
+      throw err;
+    }
     return { seq: Number(info.lastInsertRowid), slot, reviewer, time, edit };
   }
 

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import sharp from 'sharp';
-import { GsrError, errorMessage } from '../util/errors.js';
+import { GsrError, MachineFault, errorMessage } from '../util/errors.js';
 import { EditSchema, REVIEW_STATES, type SlotLabel } from './edits.js';
 import { modelBox, slotKey, type Role } from './labels.js';
 import { REASON_KINDS } from './queue.js';
@@ -76,7 +76,8 @@ export async function buildServer(session: ReviewSession, options: { token: stri
     }
   });
   app.setErrorHandler((err: unknown, _req, reply) => {
-    const status = err instanceof GsrError ? 400 : ((err as { statusCode?: number }).statusCode ?? 500);
+    // A full or failing disk is the server's trouble, not a bad request: 507, with the message for the page.
+    const status = err instanceof MachineFault ? 507 : err instanceof GsrError ? 400 : ((err as { statusCode?: number }).statusCode ?? 500);
     void reply.code(status).send({ error: errorMessage(err) });
   });
 
@@ -162,7 +163,7 @@ export async function buildServer(session: ReviewSession, options: { token: stri
     try {
       label = await session.resegment(key);
     } catch (err) {
-      if (err instanceof GsrError) return reply.code(409).send({ error: err.message });
+      if (err instanceof GsrError && !(err instanceof MachineFault)) return reply.code(409).send({ error: err.message });
       throw err;
     }
     return noStore(reply).send(labelJson(session, key, label));

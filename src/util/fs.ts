@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
 import { pidAlive } from './process.js';
+import { faultPoint } from './faults.js';
 
 function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -42,6 +43,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   await mkdir(dirname(path), { recursive: true });
   const tmp = tempPathFor(path);
   try {
+    faultPoint(path);
     await writeFile(tmp, data);
     await rename(tmp, path);
   } catch (err) {
@@ -55,6 +57,7 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
   mkdirSync(dirname(path), { recursive: true });
   const tmp = tempPathFor(path);
   try {
+    faultPoint(path);
     writeFileSync(tmp, data);
     renameSync(tmp, path);
   } catch (err) {
@@ -112,6 +115,7 @@ export async function openAtomicWriter(path: string): Promise<AtomicWriter> {
     if (buffered.length > 0) {
       const text = buffered;
       buffered = '';
+      faultPoint(path);
       await handle.write(text);
     }
   };
@@ -122,6 +126,7 @@ export async function openAtomicWriter(path: string): Promise<AtomicWriter> {
     },
     async commit() {
       await flush();
+      faultPoint(path);
       await handle.close();
       await rename(tmp, path);
     },

@@ -109,7 +109,12 @@ export function tryLock(path: string, command: string): Lock | null {
   const db = transact(path, 'exclusive');
   if (!db) return null;
   // For the message a refused writer prints; never read to decide anything. Removed while still held.
-  writeFileAtomicSync(path + OWNER_SUFFIX, ownerNote(command));
+  try {
+    writeFileAtomicSync(path + OWNER_SUFFIX, ownerNote(command));
+  } catch (err) {
+    db.close(); // a disk that cannot take the note (full, read-only) must not leave the folder locked
+    throw err;
+  }
   return once(() => {
     rmSync(path + OWNER_SUFFIX, { force: true });
     db.close(); // closing ends the transaction and drops the lock

@@ -116,7 +116,7 @@ export function randomKillPoints(target: CrashTarget, refMs: number, rnd: () => 
   });
 }
 
-function firstDifference(a: Map<string, string>, b: Map<string, string>): string | undefined {
+export function firstDifference(a: Map<string, string>, b: Map<string, string>): string | undefined {
   for (const [path, text] of a) if (b.get(path) !== text) return b.has(path) ? `${path} differs` : `${path} missing`;
   for (const path of b.keys()) if (!a.has(path)) return `${path} extra`;
   return undefined;

@@ -118,8 +118,8 @@ export function registerAnnotate(program: Command): void {
     .option('--out <dir>', 'output folder (annotations.json, depth/, overlays/, journal.jsonl); required')
     .option('--overlays', 'also draw masks, boxes and a depth heat-map to overlays/<item>.png (the item id made file-safe, as in depth/)')
     .option('--force', 'start over: discard the journal of an earlier run in --out')
-    .option('--retry-failed', 'annotate again the images an earlier run recorded as failed')
-    .option('--no-retry-failed', 'skip the images an earlier run recorded as failed (the default)')
+    .option('--retry-failed', 'annotate again the images an earlier run recorded as failed (the default)')
+    .option('--no-retry-failed', 'skip the images an earlier run recorded as failed')
     .option('--json', 'print the summary as JSON')
     .option('--queue <url>', 'annotate on queue workers (`gsr worker annotate`): Redis URL redis://HOST:PORT[/DB]')
     .option('--shard-size <n>', `with --queue: images per job (default ${DEFAULT_SHARD_SIZE_TEXT})`, parsePositiveInt)
@@ -174,7 +174,7 @@ export function registerAnnotate(program: Command): void {
             batch: o.batch,
             overlays: o.overlays ?? false,
             restart: o.force ?? false,
-            retryFailed: o.retryFailed ?? false,
+            retryFailed: o.retryFailed ?? true,
             signal: controller.signal,
             progress,
             onPlan,

@@ -59,6 +59,7 @@ function resultText(r: PipelineResult): string {
     );
     if (ph.note) lines.push(`  ${ph.note}`);
   }
+  for (const n of r.item_notes ?? []) lines.push(`left out: ${n}`);
   for (const t of r.tables ?? []) lines.push('', t);
   if (r.tables?.length) lines.push('');
   lines.push(r.report ? `report: ${r.report}` : `outputs: ${r.out}`);
@@ -91,10 +92,10 @@ export function registerPipeline(program: Command): void {
           const result = await runPipeline(file, { out: o.out, force: o.force, signal: controller.signal });
           if (o.json) printJson(result);
           else process.stdout.write(resultText(result));
-          // Failed answers are items that failed (docs/cli.md, "Exit codes"); a rerun asks them again.
-          const failed = result.rows.reduce((n, r) => n + r.failed, 0);
-          if (failed > 0) {
-            notice(`${failed} answers failed (${result.rows.filter((r) => r.failed > 0).map((r) => `${r.model} ${r.failed}`).join(', ')}); exit code ${EXIT.someFailed}`);
+          // Failed images and answers are items that failed (docs/cli.md, "Exit codes"); a rerun tries them again.
+          const failed = result.failed_items ?? [];
+          if (failed.length > 0) {
+            notice(`${failed.map((f) => `${f.failed} ${f.unit} (${f.stage})`).join(', ')} failed; exit code ${EXIT.someFailed}`);
             process.exitCode = EXIT.someFailed;
           }
         } finally {

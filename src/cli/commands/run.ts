@@ -31,6 +31,7 @@ interface RunFlags {
   reasoningError?: number;
   boxFormat?: string;
   retryFailed?: boolean;
+  maxAnswerBytes?: number;
   limit?: number;
   json?: boolean;
   queue?: string;
@@ -100,6 +101,7 @@ export function registerRun(program: Command): void {
     .option('--grounding <g>', 'simulated: target G-Score, 0-1', parseNumber)
     .option('--reasoning-error <r>', 'simulated: share of items answered wrong whatever its boxes say, 0-1', parseNumber)
     .option('--box-format <fmt>', 'box format the geometric baseline writes')
+    .option('--max-answer-bytes <n>', 'cap on one reply from the endpoint, in bytes; a longer one is cut off and fails (default 1048576)', parsePositiveInt)
     .option('--retry-failed', 'ask again the prompts whose stored response failed (the default)')
     .option('--no-retry-failed', 'do not ask again prompts whose stored response failed')
     .option('--limit <n>', 'send at most this many prompts (smoke runs)', parsePositiveInt)
@@ -126,6 +128,7 @@ export function registerRun(program: Command): void {
         const answererOptions: AnswererOptions = {
           model: o.model, baseUrl: o.baseUrl[0], baseUrls: o.baseUrl, apiKeyEnv: o.apiKeyEnv, timeoutMs: o.timeoutMs, temperature: o.temperature, maxTokens: o.maxTokens,
           topP: o.topP, seed: o.seed, annotations: o.annotations === undefined ? undefined : resolve(o.annotations), boxFormat: o.boxFormat, grounding: o.grounding, reasoning_error: o.reasoningError,
+          maxAnswerBytes: o.maxAnswerBytes,
         };
         const retry = { maxRetries: o.maxRetries, baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs };
         // With --queue the workers build the answerer; here it only has to be valid.

@@ -29,6 +29,8 @@ export interface AnnotateStageSummary {
   /** Auto-annotator quality against the exact truth (synthetic data with models installed). */
   quality?: unknown;
   failed?: number;
+  /** The first images that failed (item faults), with why. */
+  failures?: Array<{ item_id: string; error: string }>;
   /** Synthetic scenes annotated by models: overlays of the first scenes, model beside truth (`overlays/`). */
   overlays?: ComparisonOverlay[];
 }
@@ -119,6 +121,12 @@ async function runAnnotator(config: PipelineConfig, ctx: StageContext, manifest:
   return r;
 }
 
+/** An annotator run's failed images for a stage summary: the count and the first few (the pipeline reports them, and exits 3). */
+export function failuresOf(r: { images_failed: number; failures: Array<{ item_id: string; error: string }> }): { failed: number; failures?: Array<{ item_id: string; error: string }> } {
+  if (r.images_failed === 0) return { failed: 0 };
+  return { failed: r.images_failed, failures: r.failures.slice(0, 5).map((f) => ({ item_id: f.item_id, error: f.error })) };
+}
+
 export function annotateStage(config: PipelineConfig): Stage {
   const source = annotationSource(config);
   const m = annotatorModels(config);
@@ -168,7 +176,7 @@ export function annotateStage(config: PipelineConfig): Stage {
           const quality = annotationQuality(pred, { ...truth, images, annotations: truth.annotations.filter((a) => ids.has(a.image_id)) });
           await writeJsonAtomic(join(ctx.dir, 'quality.json'), quality);
           summary.quality = quality;
-          summary.failed = auto.images_failed;
+          Object.assign(summary, failuresOf(auto));
           const r50 = quality.recall_at_50 === null ? 'n/a' : `${(quality.recall_at_50 * 100).toFixed(1)}%`;
           summary.perception = `exact synthetic ground truth; auto-annotator (${wanted.join(' + ')}) on ${images.length} scenes: box recall@0.5 ${r50} against it`;
         }
@@ -177,7 +185,7 @@ export function annotateStage(config: PipelineConfig): Stage {
       const missing = await missingModels(wanted, m.modelsDir);
       if (missing.length > 0) throw modelNotInstalled(missing[0], m.modelsDir);
       const r = await runAnnotator(config, ctx, manifest, ctx.dir);
-      const summary: AnnotateStageSummary = { source, perception: `auto-annotator: ${wanted.join(' + ')} on ${r.device}`, images: r.images_total, annotations: r.objects_found, failed: r.images_failed };
+      const summary: AnnotateStageSummary = { source, perception: `auto-annotator: ${wanted.join(' + ')} on ${r.device}`, images: r.images_total, annotations: r.objects_found, ...failuresOf(r) };
       const exactPath = join(datasetDir, ANNOTATIONS_FILE);
       if (!existsSync(exactPath)) return summary;
       // Synthetic scenes: the pseudo-labels against the exact truth, and the first scenes' overlays.

@@ -51,7 +51,7 @@ export function answererOptionsOf(model: ModelConfig, annotations: string | unde
   return {
     model: model.model ?? model.name, endpoints: endpointsOf(model.base_url), apiKeyEnv: model.api_key_env, timeoutMs: model.timeout_ms,
     temperature: model.temperature ?? 0, maxTokens: model.max_tokens, seed: model.seed, annotations,
-    boxFormat: model.box_format, grounding: model.grounding, reasoning_error: model.reasoning_error,
+    boxFormat: model.box_format, grounding: model.grounding, reasoning_error: model.reasoning_error, maxAnswerBytes: model.max_answer_bytes,
   };
 }
 

@@ -12,6 +12,7 @@ import { boxIou, xywhToXyxy } from '../../geometry/boxes.js';
 import { writeJsonAtomic } from '../../util/fs.js';
 import { sha256File } from '../../util/hash.js';
 import type { Stage } from '../engine.js';
+import { failuresOf } from './annotate.js';
 
 export type PhotosStageSummary = PhotosSummary;
 
@@ -77,6 +78,7 @@ export function photosStage(config: PipelineConfig): Stage | null {
         subject: count('subject'),
         object: count('object'),
         mean_iou: ious.length ? ious.reduce((s, v) => s + v, 0) / ious.length : null,
+        ...failuresOf(r),
       };
     },
   };

@@ -13,6 +13,9 @@ import type { QualityReport } from '../../annotate/quality.js';
 import { overlayUrls, trainingRecord, type PerceptionReport } from '../../report/perception.js';
 import { annotatorModels, hasTruthBesidePseudoLabels, type AnnotateStageSummary } from './annotate.js';
 import { LABEL_NOISE_FILE } from '../../formats/results.js';
+import type { AnswerStageSummary } from './answer.js';
+import type { PromptsStageSummary } from './prompts.js';
+import { itemNotes } from '../summary.js';
 
 /** The perception section's and the label-noise section's inputs (synthetic scenes annotated by models). */
 async function truthComparison(config: PipelineConfig, annotateDir: string, annotate: AnnotateStageSummary, labelNoiseFile: string): Promise<{ perception: PerceptionReport; labelNoise: LabelNoiseReport }> {
@@ -39,7 +42,7 @@ export function reportStage(config: PipelineConfig): Stage {
   return {
     name: 'report',
     code: [import.meta.url],
-    after: ['dataset', 'prompts', 'score', 'analyze', ...(config.photos ? ['photos'] : []), ...(withTruth ? ['annotate', 'label-noise'] : [])],
+    after: ['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze', ...(config.photos ? ['photos'] : []), ...(withTruth ? ['label-noise'] : [])],
     settings: { title: config.report.title ?? config.name, file: config.report.file },
     async run(ctx): Promise<ReportStageSummary> {
       // Loaded here, not at start-up: the report pulls in vega and sharp (docs/cli.md, "Start-up").
@@ -57,6 +60,12 @@ export function reportStage(config: PipelineConfig): Stage {
         photos: config.photos
           ? { summary: ctx.summaryOf<PhotosSummary>('photos'), objects: (await readJsonFile<{ objects: PhotoObject[] }>(join(ctx.input('photos'), PHOTOS_FILE))).objects }
           : undefined,
+        itemNotes: itemNotes({
+          annotate: ctx.summaryOf<AnnotateStageSummary>('annotate'),
+          photos: config.photos ? ctx.summaryOf<PhotosSummary>('photos') : undefined,
+          answer: ctx.summaryOf<AnswerStageSummary>('answer'),
+          prompts: ctx.summaryOf<PromptsStageSummary>('prompts'),
+        }),
         ...(withTruth ? await truthComparison(config, ctx.input('annotate'), ctx.summaryOf<AnnotateStageSummary>('annotate'), join(ctx.input('label-noise'), LABEL_NOISE_FILE)) : {}),
       });
       return { file: config.report.file, warnings: results.reduce((n, r) => n + r.warnings.length, 0) };
