@@ -18,8 +18,10 @@ export interface AnswererOptions {
   endpoints?: EndpointOption[];
   apiKeyEnv?: string;
   timeoutMs?: number;
+  /** Request settings (request.ts): unset ones take the defaults there. */
   temperature?: number;
   maxTokens?: number;
+  topP?: number;
   seed?: number;
   /** Annotation file (COCO JSON) for answerers that reason from annotations. */
   annotations?: string;
