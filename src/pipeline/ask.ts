@@ -46,18 +46,25 @@ export interface AskedModel {
 }
 
 /**
- * Asks one model its prompt files and writes its answers. With `ctx.force` (`gsr pipeline run
- * --force`) the model's stored answers under these settings are dropped first, so every prompt is
- * asked again; otherwise stored answers are reused and the run says how many. Throws when interrupted.
+ * Registers a model's settings and returns their id; with `ctx.force` (`gsr pipeline run --force`)
+ * first drops the model's stored answers under them, so the stage asks every prompt again.
+ */
+export function forceAskAgain(ctx: StageContext, store: RunStore, settings: GenerationSettings): string {
+  const sid = store.registerSettings(settings);
+  if (!ctx.force) return sid;
+  const dropped = store.discard(settings.model, sid);
+  if (dropped > 0) ctx.notice(`${settings.model}: --force: ${dropped} stored answers dropped; asking again`);
+  return sid;
+}
+
+/**
+ * Asks one model its prompt files and writes its answers. Stored answers are reused and the run says
+ * how many, naming `--force`, which drops them first (forceAskAgain). Throws when interrupted.
  */
 export async function askModel(ctx: StageContext, o: AskModelOptions): Promise<AskedModel> {
   const { store, settings } = o;
   const name = settings.model;
-  const sid = store.registerSettings(settings);
-  if (ctx.force) {
-    const dropped = store.discard(name, sid);
-    if (dropped > 0) ctx.notice(`${name}: --force: ${dropped} stored answers dropped; asking again`);
-  }
+  const sid = forceAskAgain(ctx, store, settings);
   const m: AskedModel = { settings_id: sid, prompts: 0, ok: 0, failed: 0, failures: {} };
   const keys = new Set<string>();
   // Told, not recorded: the stage record of a resumed run equals an uninterrupted run's.

@@ -14,15 +14,15 @@ import { benchmarks, runEpisodes, writeBenchPromptFile, type Benchmark, type Ref
 import { readEpisodes, writeEpisodes, type EpisodeRecord } from '../formats/episodes.js';
 import type { BenchItem } from '../formats/bench-item.js';
 import { readBenchPrompts, writeBenchPrompts } from '../formats/chat-prompt.js';
-import { answerers, requestOptions, resolveRequest, RunStore, runPrompts, runSettings, StoredAsker, toResponseRecord, type AnswererOptions, type GenerationSettings } from '../mllm/index.js';
+import { answerers, requestOptions, resolveRequest, RunStore, runPrompts, runSettings, StoredAsker, toResponseRecord, type AnswererOptions } from '../mllm/index.js';
 import { sha256File } from '../util/hash.js';
 import { tableText } from '../report/bench-page.js';
 import { GsrError, errorMessage } from '../util/errors.js';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
 import { readJsonlAll } from '../util/jsonl.js';
 import { endpointsOf, endpointUrls, Model, modelFolder } from '../formats/pipeline.js';
-import { runStages, type Stage, type StageContext } from './engine.js';
-import { askModel, RESPONSES_FILE, type AskedModel } from './ask.js';
+import { runStages, type Stage } from './engine.js';
+import { askModel, forceAskAgain, RESPONSES_FILE, type AskedModel } from './ask.js';
 import { parsePipelineText, typedBySchema } from '../formats/pipeline-file.js';
 import { PipelineProgress } from './progress.js';
 
@@ -151,7 +151,7 @@ function optionsOf(m: BenchModelConfig, b: Benchmark): AnswererOptions {
 }
 
 /** A model entry's answerer and the settings its answers are stored under. */
-async function modelAsker(set: { benchmark: Benchmark; items: ReadonlyMap<string, BenchItem> }, m: BenchModelConfig, answerAttempts: number) {
+function modelAsker(set: { benchmark: Benchmark; items: ReadonlyMap<string, BenchItem> }, m: BenchModelConfig, answerAttempts: number) {
   const options = optionsOf(m, set.benchmark);
   const extra: Record<string, unknown> = {};
   if (m.structured_outputs) extra.structured_outputs = m.structured_outputs;
@@ -233,7 +233,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         try {
           for (const m of config.models) {
             const answerAttempts = answerAttemptsOf(m, set.benchmark);
-            const asker = await modelAsker(set, m, answerAttempts);
+            const asker = modelAsker(set, m, answerAttempts);
             const answerer = await asker.answerer();
             let r: AskedModel;
             try {
@@ -288,13 +288,6 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
 
 const EPISODES_FILE = 'episodes.jsonl';
 
-/** `--force`: drop a model's stored answers so the stage asks again (as ./ask.ts does for one-turn prompts). */
-function forceAskAgain(ctx: StageContext, store: RunStore, settings: GenerationSettings): void {
-  if (!ctx.force) return;
-  const dropped = store.discard(settings.model, store.registerSettings(settings));
-  if (dropped > 0) ctx.notice(`${settings.model}: --force: ${dropped} stored answers dropped; asking again`);
-}
-
 /**
  * The refine stage: one prompt per item (the plug-in's), asked through the runner and the run store in
  * `.state/refine/store.sqlite` (cached, resumable), then the plug-in's `apply` writes the item set
@@ -313,7 +306,7 @@ function refineStage(refine: NonNullable<BenchPipelineConfig['benchmark']['refin
       const prompts = hooks.prompts(set.items.values(), settings);
       const promptFile = join(ctx.dir, PROMPTS_FILE);
       await writeBenchPrompts(promptFile, prompts);
-      const asker = await modelAsker(set, m, 1);
+      const asker = modelAsker(set, m, 1);
       const generationSettings = asker.settings;
       const store = RunStore.open(join(ctx.stateDir, 'store.sqlite'));
       try {
@@ -386,7 +379,7 @@ function episodicStages(config: BenchPipelineConfig): Stage[] {
         try {
           for (const m of config.models) {
             const policy = Object.hasOwn(hooks.policies, m.kind) ? hooks.policies[m.kind] : undefined;
-            const asker = await modelAsker(set, m, 1);
+            const asker = modelAsker(set, m, 1);
             const settings = asker.settings;
             if (!policy) forceAskAgain(ctx, store, settings);
             const answerer = policy ? undefined : await asker.answerer();
