@@ -79,8 +79,8 @@ describe('the same prompts through every path', () => {
     const responses = readFileSync(join(out, 'answer', MODEL, 'responses.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(responses).toHaveLength(prompts);
     expect(responses.every((r) => r.status === 'ok' && r.output.startsWith(fakeAnswer('')))).toBe(true);
-    // The settings the answers were asked under are recorded beside them, as the store and gsr run have them.
-    expect(JSON.parse(readFileSync(join(out, 'answer', MODEL, 'settings.json'), 'utf8'))).toEqual({ id: responses[0].settings, settings });
+    // The settings the answers were asked under are recorded beside them and beside their scores, as the store and gsr run have them.
+    for (const stage of ['answer', 'score']) expect(JSON.parse(readFileSync(join(out, stage, MODEL, 'settings.json'), 'utf8'))).toEqual({ id: responses[0].settings, settings });
 
     // --force starts over: the stored answers are dropped and every prompt is asked again, as gsr run asked it.
     let forced!: Awaited<ReturnType<typeof ok>>;
