@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { REQUEST_DEFAULTS, createOpenAiAnswerer, requestOf, resolveRequest, runSettings, settingsId } from '../../src/mllm/index.js';
 import { answererOptionsOf, generationSettings } from '../../src/pipeline/stages/answer.js';
 import type { ModelConfig } from '../../src/formats/pipeline.js';
+import type { PromptRecord } from '../../src/formats/prompts.js';
 import { startFakeServer } from './fake-server.js';
 
-const prompt = { key: 'k', item: 'i', split: 's', relation: 'on', task: 'mc', permutation: [0, 1], rotation: 0, text: 'Which?', options: ['a', 'b'], expected: 'A', answer_index: 0, image: '' };
+const prompt: PromptRecord = { key: 'k', item: 'i', split: 's', relation: 'on', task: 'mc', permutation: [0, 1], rotation: 0, text: 'Which?', options: ['a', 'b'], expected: 'A', answer_index: 0, image: new URL('../fixtures/perception/images/exif-1.jpg', import.meta.url).pathname };
 
 describe('request settings', () => {
   it('a flag or model entry wins, then the plug-in, then the shared defaults; top_p and seed only when set', () => {
@@ -24,7 +25,7 @@ describe('request settings', () => {
     const server = await startFakeServer();
     try {
       const client = createOpenAiAnswerer({ model: 'm', baseUrl: server.url });
-      await client.answer({ ...prompt, image: new URL('../fixtures/perception/images/exif-1.jpg', import.meta.url).pathname }, new AbortController().signal);
+      await client.answer(prompt, new AbortController().signal);
       await client.close?.();
       expect(JSON.parse(server.rawBodies[0])).toMatchObject({ model: 'm', temperature: 0, max_tokens: 512 });
       expect(Object.keys(JSON.parse(server.rawBodies[0]))).toEqual(['model', 'messages', 'temperature', 'max_tokens']);
