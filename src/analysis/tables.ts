@@ -195,7 +195,11 @@ export function buildRelationBreakdown(results: ModelResults[], o: StatOptions):
 export interface SplitBreakdownRow {
   model: string;
   split: string;
+  /** Items. */
   n: number;
+  /** Prompts (rotations of the items); null when the results do not say. */
+  prompts: number | null;
+  /** Prompts whose answer was missing, failed or unreadable. */
   unparsed: number | null;
   /** Fewest and most options of the split's items. */
   options: { min: number; max: number } | null;
@@ -220,7 +224,7 @@ export function buildSplitBreakdown(results: ModelResults[]): SplitBreakdownRow[
     for (const split of orderSplits(Object.keys(v.summary.splits))) {
       const s = v.summary.splits[split];
       const items = by.get(split);
-      const row: SplitBreakdownRow = { model: r.model, split, n: s.n, unparsed: s.unparsed ?? null, options: null, circular_correct: null, chance_expected: null, chance_p: null };
+      const row: SplitBreakdownRow = { model: r.model, split, n: s.n, prompts: s.prompts ?? null, unparsed: s.unparsed ?? null, options: null, circular_correct: null, chance_expected: null, chance_p: null };
       if (items && items.length > 0) {
         const ks = items.map((i) => i.options);
         row.options = { min: Math.min(...ks), max: Math.max(...ks) };

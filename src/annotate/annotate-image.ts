@@ -32,6 +32,8 @@ export interface ImageOutputOptions {
 
 export const NO_BOX_REASON = 'no box above threshold';
 export const SAME_PHRASE_REASON = 'only one instance of the phrase found';
+/** Another phrase's box took every box found for this one (a detector giving two nouns one box). */
+export const overlapReason = (role: string, phrase: string) => `every box found is the ${role}'s box ("${phrase}"), IoU >= 0.5`;
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
@@ -66,7 +68,7 @@ export interface ObjectMask {
  */
 export async function chooseDetections(image: RgbImage, target: AnnotateTarget, detector: Detector): Promise<DetectionPick[]> {
   const byPhrase = new Map<string, Detection[]>();
-  const taken: Detection[] = [];
+  const taken: Array<{ det: Detection; role: string; phrase: string }> = [];
   const out: DetectionPick[] = [];
   for (const { role, phrase } of target.objects) {
     let dets = byPhrase.get(phrase);
@@ -74,10 +76,11 @@ export async function chooseDetections(image: RgbImage, target: AnnotateTarget, 
       dets = [...(await detector.detect(image, phrase))].sort((a, b) => b.score - a.score);
       byPhrase.set(phrase, dets);
     }
-    const free = dets.filter((d) => !taken.some((t) => t === d || boxIou(t.box, d.box) >= 0.5));
-    const chosen = free[0] ?? null;
-    if (chosen) taken.push(chosen);
-    const reason = chosen ? undefined : dets.length > 0 ? SAME_PHRASE_REASON : NO_BOX_REASON;
+    const takenBy = (d: Detection) => taken.find((t) => t.det === d || boxIou(t.det.box, d.box) >= 0.5);
+    const chosen = dets.find((d) => takenBy(d) === undefined) ?? null;
+    if (chosen) taken.push({ det: chosen, role, phrase });
+    const other = chosen || dets.length === 0 ? undefined : dets.map(takenBy).find((t) => t!.phrase !== phrase);
+    const reason = chosen ? undefined : dets.length === 0 ? NO_BOX_REASON : other ? overlapReason(other.role, other.phrase) : SAME_PHRASE_REASON;
     out.push({ role, phrase, chosen, others: dets.filter((d) => d !== chosen), reason });
   }
   return out;

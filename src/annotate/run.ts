@@ -119,9 +119,21 @@ export interface AnnotateRunSummary extends AnnotateSummary {
   failures: Array<{ item_id: string; file: string; error: string }>;
 }
 
+/**
+ * The fewest pixels on a side of an image the annotator takes (our choice, docs/annotate.md): below it
+ * no object can be told apart, yet a detector, which resizes every input, still returns boxes.
+ */
+export const MIN_IMAGE_SIDE = 8;
+
 /** Decodes a target's image; a manifest item's image is read only when its real path stays inside its root. */
 export function readTargetImage(target: AnnotateTarget, decode?: DecodeOptions): Promise<RgbImage> {
-  return timeStageAsync('decode', () => readTargetImageUntimed(target, decode));
+  return timeStageAsync('decode', async () => {
+    const image = await readTargetImageUntimed(target, decode);
+    if (Math.min(image.width, image.height) < MIN_IMAGE_SIDE) {
+      throw new GsrError(`image ${target.fileName} is ${image.width}x${image.height} pixels, too small to annotate (fewer than ${MIN_IMAGE_SIDE} on a side)`);
+    }
+    return image;
+  });
 }
 
 async function readTargetImageUntimed(target: AnnotateTarget, decode?: DecodeOptions): Promise<RgbImage> {

@@ -7,6 +7,7 @@ import { basename, extname, resolve } from 'node:path';
 import { itemBase, resolveItemImage } from '../formats/image-paths.js';
 import { readManifest } from '../formats/manifest.js';
 import { GsrError } from '../util/errors.js';
+import { notice } from '../util/log.js';
 
 export type Role = 'subject' | 'object';
 
@@ -36,15 +37,19 @@ export function parseObjectList(text: string): Array<{ role: Role; phrase: strin
 
 /**
  * Targets for new images: ids are file names without extension; a name seen twice gets
- * `-2`, `-3`, ... in input order, so ids stay unique and stable for the same argument list.
+ * `-2`, `-3`, ... in input order, so ids stay unique and stable for the same argument list, and a
+ * notice names both files.
  */
 export function targetsFromImages(paths: string[], objects: Array<{ role: Role; phrase: string }>): AnnotateTarget[] {
-  const seen = new Map<string, number>();
+  const seen = new Map<string, { n: number; first: string }>();
   return paths.map((p) => {
     const stem = basename(p, extname(p)) || basename(p);
-    const n = (seen.get(stem) ?? 0) + 1;
-    seen.set(stem, n);
-    return { itemId: n === 1 ? stem : `${stem}-${n}`, imagePath: resolve(p), fileName: basename(p), objects };
+    const s = seen.get(stem) ?? { n: 0, first: p };
+    s.n++;
+    seen.set(stem, s);
+    const itemId = s.n === 1 ? stem : `${stem}-${s.n}`;
+    if (s.n > 1) notice(`${s.first} and ${p} are both named ${stem}: ${p} is item ${itemId}`);
+    return { itemId, imagePath: resolve(p), fileName: basename(p), objects };
   });
 }
 

@@ -2,7 +2,7 @@
 export type * from './types.js';
 export { benchmarks, registerBenchmark } from './registry.js';
 export { writeBenchPromptFile, benchPromptKey, BENCH_PROMPT_KEY_VERSION, type BenchPromptsSummary } from './prompts-file.js';
-export { scoreResponses, scoreCells, judgeOutput, JUDGED_CHARS, type ResponseLike } from './score.js';
+export { scoreResponses, scoreCells, judgeOutput, JUDGED_CHARS, scoredUnparsed, episodeUnparsed, unparsedWarnings, type ResponseLike } from './score.js';
 export { runEpisodes, episodePrompt, type EpisodeActor, type RunEpisodesOptions, type EpisodesSummary } from './episodes.js';
 export { importBenchmark, generateBenchmark, copyItemSet, loadItemSet, loadBenchmarkItems, answerAttemptsFor, benchValidator, benchAnswerer, scoreModels, writeBenchScores, writeBenchReport, countItems, ITEMS_FILE, CONTEXT_FILE, SCORES_FILE, CELLS_FILE, type ImportSummary, type BenchScores, type EpisodeReportInput } from './run.js';
 

@@ -220,7 +220,8 @@ export async function writeBenchReport(b: Benchmark, file: string, input: { item
   const tables = b.tables(input.scores.cells, analysis);
   const sections = (await b.sections?.({ items: input.items, prompts: new Map(input.prompts.map((p) => [p.key, p])), cells: input.scores.cells, scored: input.scores.scored, outputs: input.outputs, analysis, ...input.episodes })) ?? [];
   const note = b.episodes ? 'Success rates in %, over episodes (one per item and model).' : 'Accuracies in %, pooled over items.';
-  const html = renderBenchPage(input.title ?? b.title, tables, sections, new Date().toISOString(), note);
+  const caveats = b.notes?.(input.items) ?? [];
+  const html = renderBenchPage(input.title ?? b.title, tables, sections, new Date().toISOString(), note, caveats);
   await writeFileAtomic(file, html);
   return analysis;
 }

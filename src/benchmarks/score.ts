@@ -1,5 +1,7 @@
 import type { BenchItem } from '../formats/bench-item.js';
 import type { BenchPrompt } from '../formats/chat-prompt.js';
+import type { EpisodeRecord } from '../formats/episodes.js';
+import { unparsedWarning, type UnparsedCount } from '../scoring/unparsed.js';
 import { errorMessage } from '../util/errors.js';
 import type { Benchmark, Judgement, ScoreCell, ScoredResponse } from './types.js';
 
@@ -71,4 +73,44 @@ export function scoreCells(scored: Iterable<ScoredResponse>): ScoreCell[] {
   }
   for (const c of cells.values()) c.accuracy = c.n === 0 ? 0 : c.credit / c.n;
   return [...cells.values()];
+}
+
+function countInto(counts: Map<string, UnparsedCount>, model: string, outcome: 'ok' | 'unparsed' | 'missing', reason?: string | null): void {
+  let c = counts.get(model);
+  if (c === undefined) counts.set(model, (c = { total: 0, unparsed: 0, missing: 0, reasons: {} }));
+  c.total++;
+  if (outcome === 'missing') c.missing++;
+  if (outcome !== 'unparsed') return;
+  c.unparsed++;
+  const why = reason ?? 'unparsed';
+  c.reasons[why] = (c.reasons[why] ?? 0) + 1;
+}
+
+/** Per model, its answers in the first mode scored: received but invalid (unparsed), or never received (missing). */
+export function scoredUnparsed(scored: Iterable<ScoredResponse>): Map<string, UnparsedCount> {
+  const counts = new Map<string, UnparsedCount>();
+  const firstMode = new Map<string, string>();
+  for (const s of scored) {
+    if (!firstMode.has(s.model)) firstMode.set(s.model, s.mode);
+    if (firstMode.get(s.model) !== s.mode) continue;
+    countInto(counts, s.model, s.status !== 'ok' ? 'missing' : s.valid ? 'ok' : 'unparsed', s.reason);
+  }
+  return counts;
+}
+
+/** Per model, the episode steps a model answered (baselines' steps left out) and those whose reply gave no action. */
+export function episodeUnparsed(episodes: ReadonlyMap<string, readonly EpisodeRecord[]>): Map<string, UnparsedCount> {
+  const counts = new Map<string, UnparsedCount>();
+  for (const records of episodes.values()) {
+    for (const r of records) for (const st of r.steps) if (st.key !== null) countInto(counts, r.model, st.action === null ? 'unparsed' : 'ok', st.error);
+  }
+  return counts;
+}
+
+/**
+ * A plug-in's warnings for models whose answers are mostly unreadable: the rule, threshold and wording
+ * of the What'sUp path (scoring/unparsed.ts; docs/scoring.md, "Unparsed answers").
+ */
+export function unparsedWarnings(what: string, counts: ReadonlyMap<string, UnparsedCount>): string[] {
+  return [...counts].map(([model, c]) => unparsedWarning(model, what, c)).filter((w): w is string => w !== null);
 }

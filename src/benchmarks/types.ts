@@ -230,6 +230,11 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   analyze?(cells: ScoreCell[], settings?: Record<string, unknown>): unknown;
   /** Tables for the report and the CLI. */
   tables(cells: ScoreCell[], analysis?: unknown): ReportTable[];
+  /**
+   * Caveats that every result on this item set carries (SVAT: I5 items without photographs); the
+   * report opens with them and a pipeline run warns with each.
+   */
+  notes?(items: ReadonlyMap<string, I>): string[];
   /** Extra report sections (plots, galleries); optional. */
   sections?(input: ReportInput<I>): Promise<ReportSection[]>;
   /**

@@ -39,10 +39,17 @@ const Dataset = z
     message: 'give exactly one of synthetic, whatsup, manifest',
   });
 
+/** A segmenter or depth model id; `none` (as on `gsr annotate run`) is the same as leaving it out. */
+const OptionalModelId = z
+  .string()
+  .min(1)
+  .transform((id) => (id === 'none' ? undefined : id))
+  .optional();
+
 const AnnotatorModels = z.strictObject({
   detector: z.string().min(1).default('grounding-dino-tiny'),
-  segmenter: z.string().min(1).optional(),
-  depth: z.string().min(1).optional(),
+  segmenter: OptionalModelId,
+  depth: OptionalModelId,
   box_threshold: z.number().min(0).max(1).optional(),
   text_threshold: z.number().min(0).max(1).optional(),
   /** Closed-vocabulary detectors (fastestdet): score threshold. */

@@ -28,6 +28,8 @@ export const ReasoningSplitSummarySchema = z.object({
   vanilla: num.nullable(),
   /** Rotation 0 only (MMBench style). */
   vanilla_first: num.nullable().optional(),
+  /** Prompts (each rotation of an item is one). */
+  prompts: num.optional(),
   /** Prompts whose answer was missing, failed or unreadable. */
   unparsed: num.optional(),
 });

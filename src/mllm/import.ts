@@ -63,6 +63,11 @@ export interface ImportSummary {
   invalid: number;
   /** Prompts of the prompt file that no record answers (null without a prompt file). */
   missing: number | null;
+  /**
+   * lmms-eval: matched samples whose answer a filter changed (`resps` beside `filtered_resps`); their
+   * `resps` is the raw answer only when lmms-eval ran with `--reasoning_tags none`. Null for other sources.
+   */
+  filtered: number | null;
   /** Each invalid, unmatched and duplicated record, `file:record N: reason` (the first 100). */
   problems: string[];
 }
@@ -77,7 +82,7 @@ type Match =
 /** A record as its source reads it: where it is, and either why it is bad or what it says. */
 type SourceRecord = { where: string } & (
   | { invalid: string }
-  | { match: Match; output: string | null; status?: 'ok' | 'failed'; error?: string | null; fields?: Partial<StoredResponse> }
+  | { match: Match; output: string | null; status?: 'ok' | 'failed'; error?: string | null; fields?: Partial<StoredResponse>; filtered?: boolean }
 );
 
 const MAX_PROBLEMS = 100;
@@ -178,7 +183,7 @@ async function* fromLmmsEval(file: string, match: LmmsMatch): AsyncGenerator<Sou
       continue;
     }
     const m: Match = match === 'input' ? { by: 'input', text: (s.input as string).trim() } : { by: 'index', index: s.doc_id };
-    yield { where: `${rec.where} (doc_id ${s.doc_id})`, match: m, output: out.output, status: 'ok', error: null };
+    yield { where: `${rec.where} (doc_id ${s.doc_id})`, match: m, output: out.output, status: 'ok', error: null, filtered: out.filtered };
   }
 }
 
@@ -237,7 +242,7 @@ export async function importResponses(store: RunStore, opts: ImportOptions): Pro
   const sid = store.registerSettings({ answerer: 'import', model: opts.model });
   const summary: ImportSummary = {
     model: opts.model, settings_id: sid, from, records: 0, matched: 0, imported: 0, unchanged: 0, kept: 0,
-    unmatched: 0, duplicated: 0, empty: 0, failed: 0, invalid: 0, missing: null, problems: [],
+    unmatched: 0, duplicated: 0, empty: 0, failed: 0, invalid: 0, missing: null, filtered: from === 'lmms-eval' ? 0 : null, problems: [],
   };
   const problem = (kind: 'invalid' | 'unmatched' | 'duplicated', where: string, reason: string) => {
     if (opts.strict) throw new GsrError(`${where}: ${reason} (--strict: nothing was imported)`);
@@ -275,6 +280,7 @@ export async function importResponses(store: RunStore, opts: ImportOptions): Pro
       continue;
     }
     summary.matched++;
+    if (rec.filtered) summary.filtered!++;
     const status = rec.status ?? 'ok';
     const output = rec.output ?? '';
     if (status === 'failed') summary.failed++;

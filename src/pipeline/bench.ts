@@ -10,7 +10,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import '../benchmarks/index.js';
 import { answerAttemptsFor, benchAnswerer, benchValidator, CELLS_FILE, CONTEXT_FILE, copyItemSet, generateBenchmark, importBenchmark, ITEMS_FILE, loadItemSet, SCORES_FILE, scoreModels, writeBenchReport, writeBenchScores, writeItemSet } from '../benchmarks/run.js';
-import { benchmarks, runEpisodes, writeBenchPromptFile, type Benchmark, type RefineAnswer, type ResponseLike } from '../benchmarks/index.js';
+import { benchmarks, episodeUnparsed, runEpisodes, scoredUnparsed, unparsedWarnings, writeBenchPromptFile, type Benchmark, type RefineAnswer, type ResponseLike } from '../benchmarks/index.js';
 import { readEpisodes, writeEpisodes, type EpisodeRecord } from '../formats/episodes.js';
 import type { BenchItem } from '../formats/bench-item.js';
 import { readBenchPrompts, writeBenchPrompts } from '../formats/chat-prompt.js';
@@ -263,7 +263,9 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         for (const m of config.models) responses.set(m.name, await readJsonlAll<ResponseLike>(join(ctx.input('answer'), modelFolder(m.name), RESPONSES_FILE)));
         const scores = scoreModels(set.benchmark, set.items, prompts, responses);
         await writeBenchScores(ctx.dir, scores);
-        return { responses: scores.scored.length, cells: scores.cells.length };
+        const warnings = unparsedWarnings(set.benchmark.name, scoredUnparsed(scores.scored));
+        for (const w of warnings) ctx.notice(`warning: ${w}`);
+        return { responses: scores.scored.length, cells: scores.cells.length, warnings };
       },
     },
     {
@@ -279,7 +281,9 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         }
         const analysis = await writeBenchReport(set.benchmark, join(ctx.dir, config.report.file), { items: set.items, prompts, scores: { scored, cells }, outputs, title: config.report.title, analysis: config.report.analysis });
         await writeJsonAtomic(join(ctx.dir, 'analysis.json'), analysis ?? null);
-        return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText) };
+        const notes = set.benchmark.notes?.(set.items) ?? [];
+        for (const n of notes) ctx.notice(`warning: ${n}`);
+        return { file: config.report.file, tables: set.benchmark.tables(cells, analysis).map(tableText), notes };
       },
     },
   ];
@@ -410,10 +414,13 @@ function episodicStages(config: BenchPipelineConfig): Stage[] {
       async run(ctx) {
         const set = await loadItemSet(ctx.input(itemsFrom));
         const hooks = set.benchmark.episodes!;
-        const { cells, analysis } = hooks.score(set.items, await readAll(ctx.input('episodes')), hooks.parseMetrics(b.metrics ?? {}));
+        const episodes = await readAll(ctx.input('episodes'));
+        const { cells, analysis } = hooks.score(set.items, episodes, hooks.parseMetrics(b.metrics ?? {}));
         await writeJsonAtomic(join(ctx.dir, 'cells.json'), cells);
         await writeJsonAtomic(join(ctx.dir, 'analysis.json'), analysis);
-        return { cells: cells.length };
+        const warnings = unparsedWarnings(`${set.benchmark.name} step`, episodeUnparsed(episodes));
+        for (const w of warnings) ctx.notice(`warning: ${w}`);
+        return { cells: cells.length, warnings };
       },
     },
     {
@@ -455,10 +462,12 @@ export async function runBenchPipeline(file: string, options: BenchRunOptions = 
   } catch (err) {
     throw err instanceof GsrError ? err : new GsrError(errorMessage(err));
   }
-  const report = outcomes.find((o) => o.name === 'report')?.record.summary as { file: string; tables: string[] } | undefined;
+  const report = outcomes.find((o) => o.name === 'report')?.record.summary as { file: string; tables: string[]; notes?: string[] } | undefined;
+  // Kept with the score stage's record, so a rerun that skips the stage still warns.
+  const scored = outcomes.find((o) => o.name === 'score')?.record.summary as { warnings?: string[] } | undefined;
   return {
     name: config.name, out: config.out, stages: outcomes.map((o) => ({ name: o.name, status: o.status, seconds: o.seconds })),
-    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [] as never[], warnings: [], regression: null,
+    seconds: (Date.now() - started) / 1000, perception: null, skipped_models: loaded.skippedModels, rows: [] as never[], warnings: [...(report?.notes ?? []), ...(scored?.warnings ?? [])], regression: null,
     report: report ? join(config.out, 'report', report.file) : null, tables: report?.tables,
   };
 }

@@ -72,9 +72,10 @@ export function depthHint(
   if (item.object === null) return { skip: 'one-object item (DAP needs a subject and an object)' };
   const anns = index.byItem.get(item.id);
   const s = usableDepth(anns?.subject?.depth, index, stat);
-  if (typeof s === 'string') return { skip: anns?.subject ? `subject ${s}` : 'subject not annotated' };
+  // Without an annotation the detector found no box for the noun, so there is no depth to hint with.
+  if (typeof s === 'string') return { skip: anns?.subject ? `subject ${s}` : 'subject not annotated (no box for it, so no depth)' };
   const o = usableDepth(anns?.object?.depth, index, stat);
-  if (typeof o === 'string') return { skip: anns?.object ? `object ${o}` : 'object not annotated' };
+  if (typeof o === 'string') return { skip: anns?.object ? `object ${o}` : 'object not annotated (no box for it, so no depth)' };
   const template = index.unit === 'm' ? templates.dap_hint_metric : templates.dap_hint_relative;
   const hint = fillTemplate(template, {
     subject: item.subject,

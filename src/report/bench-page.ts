@@ -28,7 +28,9 @@ export function tableText(t: ReportTable): string {
   return [t.title, line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 
-export function renderBenchPage(title: string, tables: ReportTable[], sections: ReportSection[], generated: string, note: string): string {
+export function renderBenchPage(title: string, tables: ReportTable[], sections: ReportSection[], generated: string, note: string, caveats: readonly string[] = []): string {
   const tableSections: PageSection[] = tables.map((t) => ({ id: t.id, title: t.title, html: tableHtml(t) }));
-  return renderPage(title, [...tableSections, ...sections], [], generated, note);
+  // Caveats on the item set (Benchmark.notes) come first, before any figure they qualify.
+  const first: PageSection[] = caveats.length ? [{ id: 'caveats', title: 'Caveats', html: caveats.map((c) => `<p class="warn">${h(c)}.</p>`).join('') }] : [];
+  return renderPage(title, [...first, ...tableSections, ...sections], [], generated, note);
 }

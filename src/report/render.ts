@@ -92,16 +92,17 @@ export function splitTableHtml(rows: SplitBreakdownRow[]): string {
   const body = rows
     .map(
       (r) =>
-        `<tr><th scope="row">${h(r.model)}</th><td>${h(r.split)}</td><td>${r.n}</td><td>${r.unparsed ?? '—'}</td><td>${options(r.options)}</td>` +
+        `<tr><th scope="row">${h(r.model)}</th><td>${h(r.split)}</td><td>${r.n}</td><td>${r.unparsed === null ? '—' : r.prompts === null ? r.unparsed : `${r.unparsed} of ${r.prompts}`}</td><td>${options(r.options)}</td>` +
         `<td>${r.circular_correct ?? '—'}</td><td>${r.chance_expected === null ? '—' : r.chance_expected.toFixed(1)}</td>` +
         `<td data-testid="chance:${h(r.model)}:${h(r.split)}:p" data-value="${r.chance_p ?? ''}">${r.chance_p === null ? '—' : formatP(r.chance_p)}</td></tr>`,
     )
     .join('\n');
   return (
-    '<table id="splits"><thead><tr><th>Model</th><th>Split</th><th>Items</th><th>Unparsed</th><th>Options (k)</th>' +
+    '<table id="splits"><thead><tr><th>Model</th><th>Split</th><th>Items</th><th>Unparsed prompts</th><th>Options (k)</th>' +
     '<th>CircularEval right</th><th>Expected by chance (Σ 1/k)</th><th>p (above chance, exact; H0 below)</th></tr></thead><tbody>' +
     body +
-    `</tbody></table><p class="note" data-testid="chance-null">${h(CHANCE_NULL)}</p>`
+    '</tbody></table><p class="note">Items: each asked once per rotation of its options, one prompt per rotation. Unparsed prompts: prompts whose answer was missing, failed or unreadable, of all the split\'s prompts.</p>' +
+    `<p class="note" data-testid="chance-null">${h(CHANCE_NULL)}</p>`
   );
 }
 

@@ -138,6 +138,21 @@ describe('annotate with test-double models', () => {
     expect([overlay.width, overlay.height]).toEqual([100, 100]); // photo and depth heat-map side by side
   });
 
+  it('says which phrase took the box when two nouns get one box; an image under 8 pixels on a side is a failure, with its size', async () => {
+    const dir = tmp();
+    const a = join(dir, 'a.png');
+    const tiny = join(dir, 'tiny.png');
+    await writePng(a, 100, 50);
+    await writePng(tiny, 1, 1);
+    const objects = [{ role: 'subject' as const, phrase: 'left' }, { role: 'object' as const, phrase: 'same-box' }];
+    const out = join(dir, 'out');
+    const s = await annotate(options(targetsFromImages([a, tiny], objects), out, { segmenter: null, depth: null }));
+    expect(s).toMatchObject({ images_done: 1, images_failed: 1 });
+    const coco = readCoco(out);
+    expect(coco.images[0].missing).toEqual([{ role: 'object', phrase: 'same-box', reason: 'every box found is the subject\'s box ("left"), IoU >= 0.5' }]);
+    expect(coco.info!.failures).toEqual([{ item_id: 'tiny', file: tiny, error: 'image tiny.png is 1x1 pixels, too small to annotate (fewer than 8 on a side)' }]);
+  });
+
   it('records a model error on one image as a failure and continues', async () => {
     const dir = tmp();
     const a = join(dir, 'thirteen.png');

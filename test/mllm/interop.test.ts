@@ -147,7 +147,8 @@ describe('lmms-eval --log_samples', () => {
     const r = await imported('lmms', { file: join(FIXTURES, 'vsp_samples.jsonl'), prompts: files.vsp, from: 'lmms-eval' });
     const n = answers.length;
     // Every answered prompt once (the failed one has no sample), one document twice, one unknown.
-    expect(r.summary).toMatchObject({ records: n + 1, matched: n - 1, imported: n - 1, duplicated: 1, unmatched: 1, empty: 1, failed: 0, invalid: 0, missing: 1 });
+    // filtered: doc 4, whose filter changed the answer (resps beside filtered_resps).
+    expect(r.summary).toMatchObject({ records: n + 1, matched: n - 1, imported: n - 1, duplicated: 1, unmatched: 1, empty: 1, failed: 0, invalid: 0, missing: 1, filtered: 1 });
     expect(r.summary.problems.join('\n')).toMatch(/vsp_samples\.jsonl:\d+ \(doc_id 0\): duplicated: answers the same prompt as .*vsp_samples\.jsonl:1 \(doc_id 0\)/);
     expect(r.summary.problems.join('\n')).toMatch(/\(doc_id \d+\): unmatched: index \d+ is past the last prompt/);
     const stored = new Map((await readResponseFile(r.out, [])).map((x) => [x.key, x.output]));
@@ -197,6 +198,12 @@ describe('gsr JSONL import', () => {
     const lmms = runCli(['responses', 'import', join(FIXTURES, 'vsp_samples.jsonl'), '--from', 'lmms-eval', '--prompts', files.vsp, '--model', 'm', '--store', store]);
     expect(lmms.status).toBe(3);
     expect(lmms.stderr).toMatch(/unmatched: index \d+ is past the last prompt/);
+    expect(lmms.stderr).toContain('gsr: 1 samples have resps beside filtered_resps (a filter changed the answer): imported from resps, which is the model\'s raw answer only if lmms-eval ran with --reasoning_tags none');
+    // lmms-eval's current file name, %Y%m%d_%H%M%S_samples_<task>.jsonl, is read like any other.
+    const current = join(dir, '20250101_120000_samples_gsr_vsp.jsonl');
+    writeFileSync(current, readFileSync(join(FIXTURES, 'vsp_samples.jsonl')));
+    const named = runCli(['responses', 'import', current, '--from', 'lmms-eval', '--prompts', files.vsp, '--model', 'm2', '--store', store, '--json']);
+    expect(JSON.parse(named.stdout)).toMatchObject({ from: 'lmms-eval', filtered: 1, unmatched: 1 });
     const noPrompts = runCli(['responses', 'import', join(FIXTURES, 'vsp.tsv'), '--from', 'vlmevalkit', '--model', 'm', '--store', store]);
     expect(noPrompts.stderr.trim()).toBe('gsr: error: --from vlmevalkit needs --prompts FILE: its records are matched by their place in that file');
   }, 120_000);

@@ -321,6 +321,12 @@ describe('shipped manifests', () => {
     }
   });
 
+  it('every shipped manifest pins what it downloads: a revision, or a sha256 per file', async () => {
+    for (const m of await listManifests()) {
+      for (const f of m.files.filter((x) => x.url !== null)) expect(m.revision ?? f.sha256, `${m.id} ${f.role} is not pinned`).toBeTruthy();
+    }
+  });
+
   it('the git blob sha1 of the helper matches git itself (the rule the hub uses for small files)', () => {
     // `printf 'hello\n' | git hash-object --stdin`
     expect(gitSha1Of(Buffer.from('hello\n'))).toBe('ce013625030ba8dba906f756967f9e9ca394464a');

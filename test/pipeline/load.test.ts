@@ -37,6 +37,12 @@ describe('pipeline file', () => {
     expect(annotatorModels(parsePipeline(BASE, 'p.yaml', {}).config)).not.toHaveProperty('decode');
   });
 
+  it('segmenter: none and depth: none mean no such model, as --segmenter none does on the command line', () => {
+    const m = annotatorModels(parsePipeline(`${BASE}annotations:\n  models:\n    segmenter: none\n    depth: none\n`, 'p.yaml', {}).config);
+    expect(m).toMatchObject({ segmenter: null, depth: null });
+    expect(annotatorModels(parsePipeline(`${BASE}annotations:\n  models:\n    segmenter: slimsam-77-uniform\n`, 'p.yaml', {}).config).segmenter).toBe('slimsam-77-uniform');
+  });
+
   it('names the line and the key of an unknown key', () => {
     const text = BASE.replace('    count: 8\n', '    count: 8\n    colour: red\n');
     expect(() => parsePipeline(text, 'p.yaml', {})).toThrow(/^p\.yaml:6:5: unknown key "colour" in dataset\.synthetic$/);

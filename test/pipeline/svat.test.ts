@@ -49,6 +49,9 @@ describe('pipelines/svat.yaml', () => {
     expect(result.tables.find((t) => t.startsWith('SVAT by difficulty phi'))!.split('\n').filter((l) => /^nearest +exact /.test(l))).toHaveLength(60);
     const html = readFileSync(join(out, 'report', 'report.html'), 'utf8');
     expect(html).toContain('id="sec-svat-phi-plot"');
+    // I5 ran on rendered stand-ins (GSR_PHOTOS_ROOT unset): the report opens with it, the run warns.
+    expect(html).toMatch(/id="sec-caveats"><h2>Caveats<\/h2><p class="warn">SVAT I5 \(photographs\): 24 items show rendered scenes standing in for photographs/);
+    expect((JSON.parse(r.stdout) as { warnings: string[] }).warnings).toEqual([expect.stringMatching(/^SVAT I5 \(photographs\): 24 items show rendered scenes/)]);
     expect(existsSync(join(out, 'dataset', 'images', 'I5-objects-M3-guide-1-q.png'))).toBe(true);
   }, scaled(120_000));
 
@@ -90,6 +93,8 @@ describe('pipelines/svat.yaml', () => {
       const overall = result.tables!.find((t) => t.startsWith('SVAT: exact-match accuracy'))!;
       expect(overall).toMatch(/^fake-vlm +exact +all +6 +\d +2 +0 /m);
       expect(overall).toMatch(/^fake-vlm +lenient +all +6 +3 +0 +0 +50 +exact /m);
+      // The JSON answers are unreadable in the first (exact) mode: 2 of 6, above the 10% every path warns at.
+      expect(result.warnings).toEqual(['fake-vlm: 2 of 6 svat answers unparsed (33%; 2 the first word is not Yes or No), counted as wrong']);
     } finally {
       await server.close();
     }

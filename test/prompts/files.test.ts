@@ -110,7 +110,7 @@ describe('DAP prompts', () => {
     expect(depthHint(items[0], index, DEFAULT_TEMPLATES, 'median')).toEqual({ skip: 'object has no depth' });
     expect(depthHint(items[1], index, DEFAULT_TEMPLATES, 'median')).toEqual({ skip: 'subject depth has no unit' });
     expect(depthHint(items[6], index, DEFAULT_TEMPLATES, 'median')).toMatchObject({ skip: expect.stringMatching(/one-object/) });
-    expect(depthHint({ id: 'unknown', subject: 'a', object: 'b' }, index, DEFAULT_TEMPLATES, 'median')).toEqual({ skip: 'subject not annotated' });
+    expect(depthHint({ id: 'unknown', subject: 'a', object: 'b' }, index, DEFAULT_TEMPLATES, 'median')).toEqual({ skip: 'subject not annotated (no box for it, so no depth)' });
   });
 
   it('needs --annotations', async () => {

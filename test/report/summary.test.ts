@@ -163,6 +163,17 @@ describe('report tables', () => {
     expect(bias.reduce((s, r) => s + r.value, 0)).toBeCloseTo(1, 12);
   });
 
+  it('the per-split table counts items and unparsed prompts each in its own unit', async () => {
+    const { splitTableHtml } = await import('../../src/report/render.js');
+    const model: ModelResults = {
+      model: 'answers-a', dir: '/x', grounding: null, groundingOutcomes: null, warnings: [],
+      reasoning: [{ variant: '', items: [], summary: { model: 'answers-a', splits: { 'whatsup-a': { n: 60, prompts: 200, circular: 0, vanilla: 0, unparsed: 200 } } } }],
+    };
+    const html = splitTableHtml(buildSplitBreakdown([model]));
+    expect(html).toContain('<th>Items</th><th>Unparsed prompts</th>');
+    expect(html).toContain('<td>60</td><td>200 of 200</td>');
+  });
+
   it('orders splits like the benchmark and escapes HTML', () => {
     expect(orderSplits(['zzz', 'gqa-two', 'whatsup-b', 'whatsup-a'])).toEqual(['whatsup-a', 'whatsup-b', 'gqa-two', 'zzz']);
     expect(escapeHtml(`<img src=x onerror="a('b')">&`)).toBe('&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;');

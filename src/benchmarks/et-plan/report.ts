@@ -11,9 +11,9 @@ import { vegaLiteToSvg } from '../../report/plots.js';
 import type { ReportInput, ReportSection, ReportTable, ScoreCell } from '../types.js';
 import { GsrError } from '../../util/errors.js';
 import { episodeMaker, loadApartments, replayEpisode, type ReplayFrame } from './loop.js';
-import { metricRows, type EpisodeOutcome, type MetricRow } from './metrics.js';
+import { metricRows, rowNotes, type EpisodeOutcome, type MetricRow } from './metrics.js';
 import { nodeName, objectLines } from './observation.js';
-import { METRIC_QUIRKS, parseEpisodeSettings, type MetricSettings } from './settings.js';
+import { METRIC_QUIRKS, metricMode, parseEpisodeSettings, type MetricSettings } from './settings.js';
 import type { EtPlanItem } from './task.js';
 
 export interface ModelSummary {
@@ -41,11 +41,7 @@ export interface EtPlanAnalysis {
   models: ModelSummary[];
 }
 
-export function metricMode(m: MetricSettings): string {
-  if (m.quirks.size === 0) return 'clean';
-  if (m.quirks.size === METRIC_QUIRKS.length) return 'released';
-  return METRIC_QUIRKS.filter((q) => m.quirks.has(q)).join('+');
-}
+export { metricMode };
 
 /** Metrics and cells over every model's episodes; an item without an episode counts as a failure. */
 export function scoreEtPlan(items: ReadonlyMap<string, EtPlanItem>, episodes: ReadonlyMap<string, readonly EpisodeRecord[]>, m: MetricSettings): { cells: ScoreCell[]; analysis: EtPlanAnalysis } {
@@ -60,7 +56,8 @@ export function scoreEtPlan(items: ReadonlyMap<string, EtPlanItem>, episodes: Re
       const r = byItem.get(item.id);
       outcomes.push({
         model, item: item.id, task: item.task, subsets: item.subsets, success: r?.success ?? false, actions: r?.actions ?? [],
-        groundTruth: item.ground_truth, distance: r?.distance ?? 0, stepCap: item.step_cap,
+        groundTruth: item.ground_truth, distance: r?.distance ?? 0, walkDistance: r === undefined ? 0 : r.walk_distance, stepCap: item.step_cap,
+        recorded: r !== undefined, figures: { size: item.figures.target_size, startDistance: item.figures.start_distance },
       });
       const id = [model, item.task, item.level].join('\0');
       let c = cells.get(id);
@@ -89,7 +86,7 @@ export function scoreEtPlan(items: ReadonlyMap<string, EtPlanItem>, episodes: Re
     models.push(s);
   }
   for (const c of cells.values()) c.accuracy = c.n === 0 ? 0 : c.credit / c.n;
-  return { cells: [...cells.values()], analysis: { mode, quirks: METRIC_QUIRKS.filter((q) => m.quirks.has(q)), rows: metricRows(outcomes, m.quirks), models } };
+  return { cells: [...cells.values()], analysis: { mode, quirks: METRIC_QUIRKS.filter((q) => m.quirks.has(q)), rows: metricRows(outcomes, m.quirks, m.occlusionPool), models } };
 }
 
 const pct = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 10);
@@ -104,9 +101,12 @@ export function etPlanTables(_cells: ScoreCell[], analysis?: unknown): ReportTab
       title: `ET-Plan-Bench metrics by family and subset (${a.mode})`,
       columns: ['model', 'family', 'subset', 'n', 'success %', '95% CI', 'sequence length', 'LCS length', 'LCS ratio', 'moving distance'],
       rows: a.rows.map((r) => [r.model, r.task, r.subset, r.n, pct(r.success_rate), r.success_low === null ? null : `${pct(r.success_low)}–${pct(r.success_high)}`, r2(r.sequence_length), r2(r.lcs_length), r2(r.lcs_ratio), r2(r.distance)]),
-      note: a.quirks.length
-        ? `Quirks of the released evaluation applied: ${a.quirks.join(', ')} (docs/et-plan.md, "Metrics").`
-        : 'Clean definitions: sequence length over successful episodes; LCS length, LCS ratio (LCS / ground-truth length) and moving distance over all episodes. CI: Wilson score interval.',
+      note: [
+        a.quirks.length
+          ? `Quirks of the released evaluation applied: ${a.quirks.join(', ')} (docs/et-plan.md, "Metrics").`
+          : 'Clean definitions: sequence length over successful episodes; LCS length, LCS ratio (LCS / ground-truth length) and moving distance over all episodes. CI: Wilson score interval.',
+        ...rowNotes(a.rows).map((n) => `Empty: ${n}.`),
+      ].join(' '),
     },
     {
       id: 'et-plan-episodes',
@@ -124,7 +124,14 @@ async function successPlot(a: EtPlanAnalysis): Promise<ReportSection | null> {
   const svg = await vegaLiteToSvg({
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json', title: 'Success rate by family (bars: 95% Wilson interval)', width: 520, height: 240,
     data: { values },
-    encoding: { x: { field: 'family', type: 'nominal', title: 'family' }, xOffset: { field: 'model' }, color: { field: 'model', type: 'nominal' } },
+    // Family names broken at their first "-" and kept level: the axis title then sits under its labels,
+    // whose height (unlike a rotated label's width) does not rest on vega's estimate of text width.
+    encoding: {
+      x: { field: 'family', type: 'nominal', title: 'family', axis: { labelAngle: 0, labelExpr: "indexof(datum.label, '-') < 0 ? datum.label : [slice(datum.label, 0, indexof(datum.label, '-')), slice(datum.label, indexof(datum.label, '-') + 1)]" } },
+      xOffset: { field: 'model' },
+      // No label limit: a model id is never cut short.
+      color: { field: 'model', type: 'nominal', legend: { labelLimit: 0 } },
+    },
     layer: [
       { mark: 'bar', encoding: { y: { field: 'rate', type: 'quantitative', title: 'success rate', scale: { domain: [0, 1] } } } },
       { mark: { type: 'rule', color: '#333' }, encoding: { y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' } } },
@@ -203,8 +210,14 @@ function replayHtml(prefix: string, item: EtPlanItem, record: EpisodeRecord, fra
 <p>Room: <span class="room">${h(room)}</span>. Holding: <span class="held">${h(held)}</span>. Criteria steps met: ${progress} of ${item.criteria.length}. Moving distance: ${distance.toFixed(2)}.</p>
 <div class="cols">${plan}<pre class="visible">${h(lines.join('\n'))}</pre></div></div>`;
   }).join('\n');
-  const outcome = `${record.success ? 'success' : `no success (${record.end})`} after ${record.steps.length} steps`;
+  const outcome = replayOutcome(record);
   return `<div class="replay" id="${prefix}"><p><b>${h(record.model)}</b> on <b>${h(item.id)}</b> (${h(item.task)}, ${h(record.variant)} protocol). Task: <i>${h(item.instruction)}</i> Outcome: ${h(outcome)}.</p><div class="strip">${strip}</div>${body}</div>`;
+}
+
+/** The replay's outcome line: success or how it ended, and the step count. */
+export function replayOutcome(record: Pick<EpisodeRecord, 'success' | 'end' | 'steps'>): string {
+  const n = record.steps.length;
+  return `${record.success ? 'success' : `no success (${record.end})`} after ${n} step${n === 1 ? '' : 's'}`;
 }
 
 /** Which item to replay: the one asked for, else the first item every model has an episode of. */

@@ -16,7 +16,7 @@ import type { ItemSet } from '../types.js';
 import { renderShot, sampleEpisode, type Backgrounds } from './episode.js';
 import type { Raster } from './raster.js';
 import { SvatGenerateSchema } from './settings.js';
-import { DESCRIPTIONS, FIDUCIAL_WORDS, TEMPLATES, phiLevel, type Answer, type SvatItem } from './spec.js';
+import { DESCRIPTIONS, FIDUCIAL_WORDS, PHOTO_STAND_IN, TEMPLATES, phiLevel, type Answer, type SvatItem } from './spec.js';
 
 /** How many synthetic room scenes make up I4 (and I5 without `photos`). */
 export const ROOM_SCENES = 16;
@@ -80,7 +80,7 @@ export function roomScenes(seed: number, width: number, height: number, first = 
  * stand in for them (the renderer's next 16 scenes after I4's); `--photos DIR` gives real ones.
  */
 export function photoStandIns(seed: number, width: number, height: number): Backgrounds['I5'] {
-  return roomScenes(seed, width, height, ROOM_SCENES, 'rendered');
+  return roomScenes(seed, width, height, ROOM_SCENES, PHOTO_STAND_IN);
 }
 
 function nearestResize(r: Raster, width: number, height: number): Raster {

@@ -5,7 +5,7 @@ import { judgeSvat, SVAT_MODES, SVAT_REQUEST } from './judge.js';
 import { buildSvatPrompts, parseSvatPromptSettings, SvatPromptSettingsSchema } from './prompts.js';
 import { SvatGenerateSchema } from './settings.js';
 import { analyzeSvat, svatSections, svatTables } from './report.js';
-import { parseSvatItem, type SvatItem } from './spec.js';
+import { parseSvatItem, svatNotes, type SvatItem } from './spec.js';
 
 export const svat: Benchmark<SvatItem> = {
   name: 'svat',
@@ -23,4 +23,5 @@ export const svat: Benchmark<SvatItem> = {
   analyze: analyzeSvat,
   tables: svatTables,
   sections: svatSections,
+  notes: (items) => svatNotes(items.values()),
 };

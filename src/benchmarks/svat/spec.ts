@@ -166,3 +166,16 @@ export function lineAnswer(line: SvatItem['line'], centre: { x: number; y: numbe
 }
 
 export const phiLevel = (p: SvatItem['phi']) => `${p.background}/${p.objects}/M${p.m}/${p.text}`;
+
+/** I5's rendered stand-ins are named `rendered-K` (a photograph is named by its file path, with its extension). */
+export const PHOTO_STAND_IN = 'rendered';
+
+const STAND_IN_NAME = new RegExp(`^${PHOTO_STAND_IN}-\\d+$`);
+
+/** The caveat of a set whose I5 items show rendered stand-ins (none when no item does; docs/svat.md, "The rules and where each comes from", I5). */
+export function svatNotes(items: Iterable<SvatItem>): string[] {
+  let n = 0;
+  for (const i of items) if (i.phi.background === 'I5' && STAND_IN_NAME.test(i.background)) n++;
+  if (n === 0) return [];
+  return [`SVAT I5 (photographs): ${n} items show rendered scenes standing in for photographs, as no photos folder was given (--photos DIR; GSR_PHOTOS_ROOT for pipelines/svat.yaml); their I5 figures are not figures on photographs`];
+}

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { action, printJson } from '../action.js';
 import { choiceOption, integerIn, listOf, parsePositiveInt, parseSeed } from '../parsers.js';
+import { notice } from '../../util/log.js';
 import { createProgress } from '../../util/progress.js';
 
 export function registerSvatSynth(synth: Command): void {
@@ -26,7 +27,7 @@ export function registerSvatSynth(synth: Command): void {
     .option('--json', 'print the result as JSON')
     .action(
       action(async (opts: { out: string; background: string[]; objects: string[]; distractors: string[]; text: string[]; shots: number; count: number; seed: number; width: number; height: number; photos?: string; colours: string; placement: string; distractorPlacement: string; json?: boolean }) => {
-        const { generateBenchmark } = await import('../../benchmarks/index.js');
+        const { generateBenchmark, loadItemSet } = await import('../../benchmarks/index.js');
         const out = resolve(opts.out);
         const { json, distractors, photos, distractorPlacement, ...rest } = opts;
         const settings = { ...rest, distractors: distractors.map(Number), distractor_placement: distractorPlacement, ...(photos ? { photos: resolve(photos) } : {}) };
@@ -37,6 +38,9 @@ export function registerSvatSynth(synth: Command): void {
           progress.tick();
         }).finally(() => progress?.stop());
         const seconds = (Date.now() - started) / 1000;
+        // The set's caveats (rendered stand-ins for I5's photographs), as its reports will state them.
+        const set = await loadItemSet(out);
+        for (const n of set.benchmark.notes?.(set.items) ?? []) notice(`warning: ${n}`);
         if (json) {
           printJson({ ...r, seconds });
           return;

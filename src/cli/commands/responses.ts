@@ -55,6 +55,11 @@ export function registerResponses(program: Command): void {
           for (const line of r.problems.slice(0, 20)) notice(line);
           const skipped = r.invalid + r.unmatched + r.duplicated;
           if (skipped > 20) notice(`... ${skipped - 20} more problems (all counted below; --json lists the first 100)`);
+          if (r.filtered) {
+            notice(
+              `${r.filtered} samples have resps beside filtered_resps (a filter changed the answer): imported from resps, which is the model's raw answer only if lmms-eval ran with --reasoning_tags none; by default it is the filter's output (docs/interop.md)`,
+            );
+          }
           // Records left out are not a failed command, but the exit code says so (docs/interop.md).
           if (r.invalid + r.unmatched > 0) process.exitCode = EXIT.someFailed;
           if (o.json) return printJson(r);

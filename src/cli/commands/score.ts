@@ -10,6 +10,7 @@ import { parseInputSizeSpec } from '../../scoring/qwen-resize.js';
 import type { BoxFormatOption, ReasoningMode } from '../../scoring/index.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
+import { registerScoreEtPlan } from './score-et-plan.js';
 
 // Loaded when a command runs (src/cli/program.ts, "Lazy loading").
 const lib = async () => ({
@@ -41,7 +42,7 @@ function pct(v: number | null): string {
  */
 async function scoreBenchmark(o: { benchmark: string; items?: string; prompts?: string; responses: string[]; model: string[]; out?: string; json?: boolean }): Promise<void> {
   if (o.items === undefined || o.prompts === undefined || o.responses.length === 0) throw usageError('--benchmark needs --items DIR, --prompts FILE and --responses FILE');
-  const { loadBenchmarkItems, scoreModels, writeBenchScores } = await import('../../benchmarks/index.js');
+  const { loadBenchmarkItems, scoreModels, scoredUnparsed, unparsedWarnings, writeBenchScores } = await import('../../benchmarks/index.js');
   const { readBenchPrompts } = await import('../../formats/chat-prompt.js');
   const { tableText } = await import('../../report/bench-page.js');
   const { readResponseFile } = await import('../../formats/responses.js');
@@ -64,6 +65,7 @@ async function scoreBenchmark(o: { benchmark: string; items?: string; prompts?: 
   const models = o.model.length > 0 ? new Map(o.model.map((m) => [m, byModel.get(m)!])) : byModel;
   if (models.size === 0) throw new GsrError(`${o.responses.join(', ')}: no responses`);
   const scores = scoreModels(set.benchmark, set.items, prompts, models);
+  for (const w of unparsedWarnings(o.benchmark, scoredUnparsed(scores.scored))) notice(`warning: ${w}`);
   const dir = resolve(o.out ?? join('results', folderName(o.benchmark)));
   const paths = await writeBenchScores(dir, scores);
   if (o.json) return printJson({ benchmark: o.benchmark, models: [...models.keys()], cells: scores.cells, files: paths });
@@ -166,4 +168,6 @@ export function registerScore(program: Command): void {
         process.stdout.write(`avg g-score: ${pct(result.avg_g_score)} (${count.unparsed} of ${count.total} answers unparsed, ${count.missing} missing)\nwrote ${paths.join(', ')}\n`);
       }, (o) => ({ inside: [o.out ?? 'results'] })),
     );
+
+  registerScoreEtPlan(score);
 }

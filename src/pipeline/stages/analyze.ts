@@ -90,6 +90,18 @@ export function datasetSplits(d: DatasetSummary): string[] {
   return d.kind === 'synthetic' ? ['synthetic'] : Object.keys(d.counts);
 }
 
+/**
+ * Why no model can have the regression's metrics, when the pipeline asks none of the prompts they come
+ * from (a DAP ablation asks no grounding); null when it asks them.
+ */
+export function regressionUnavailable(config: PipelineConfig, y: string, x: string): string | null {
+  const tasks = config.prompts.tasks;
+  const needs = (metric: string) => (metric.startsWith('grounding:') ? (tasks.includes('grounding') ? null : 'grounding') : metric.startsWith('reasoning:') && !tasks.some((t) => t === 'tg' || t === 'mc') ? 'tg or mc' : null);
+  const missing = [y, x].map((m) => [m, needs(m)] as const).find(([, task]) => task !== null);
+  if (missing === undefined) return null;
+  return `this pipeline asks no ${missing[1]} prompts (prompts.tasks: ${tasks.join(', ')}), so no model has ${missing[0]}; add ${missing[1] === 'grounding' ? 'grounding' : 'tg'} to prompts.tasks to fit it`;
+}
+
 export function analyzeStage(config: PipelineConfig): Stage {
   return {
     name: 'analyze',
@@ -103,12 +115,15 @@ export function analyzeStage(config: PipelineConfig): Stage {
       const results = await loadAllResults(dirs);
       let table: RegressionTable | null = null;
       let fit: RegressionReport | null = null;
-      let note: string | null = null;
-      try {
-        table = tableFromResults(results, y, [x]);
-        fit = fitTable(table, 'regression across models');
-      } catch (err) {
-        note = errorMessage(err);
+      // A metric the pipeline never asks for is one reason, not a warning per model.
+      let note: string | null = regressionUnavailable(config, y, x);
+      if (note === null) {
+        try {
+          table = tableFromResults(results, y, [x]);
+          fit = fitTable(table, 'regression across models');
+        } catch (err) {
+          note = errorMessage(err);
+        }
       }
       const leftOut = table?.skipped ?? [];
       const simulated = await simulatedFamily(config, results, y, x, ctx.input('prompts'), answererAnnotations(config, ctx.input('dataset'), ctx.input('annotate')));

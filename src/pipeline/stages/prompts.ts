@@ -22,6 +22,17 @@ export function promptFileFor(model: Pick<ModelConfig, 'name' | 'templates'>, ta
   return model.templates ? `${modelFolder(model.name)}/${task}.jsonl` : `${task}.jsonl`;
 }
 
+/**
+ * The items a prompt file left out, by reason, each reason with up to three of its items: for DAP the
+ * items the other tasks ask but this one cannot (no depth for an object), so the comparison is on fewer.
+ */
+export function skippedNotice(file: string, r: Pick<BuildPromptsSummary, 'items' | 'skipped'>): string {
+  const byReason = new Map<string, string[]>();
+  for (const s of r.skipped) byReason.set(s.reason, [...(byReason.get(s.reason) ?? []), s.item]);
+  const reasons = [...byReason].map(([reason, items]) => `${reason}: ${items.slice(0, 3).join(', ')}${items.length > 3 ? ` and ${items.length - 3} more` : ''}`);
+  return `${file}: ${r.skipped.length} of ${r.items + r.skipped.length} items skipped (${reasons.join('; ')})`;
+}
+
 export function promptsStage(config: PipelineConfig): Stage {
   const p = config.prompts;
   const sets: Array<{ name: string; templates?: string; model?: string }> = [{ name: '', templates: p.templates }];
@@ -50,7 +61,7 @@ export function promptsStage(config: PipelineConfig): Stage {
           summary.files[set.name][task] = rel;
           summary.counts[rel] = { items: r.items, prompts: r.prompts, skipped: r.skipped.length };
           for (const s of r.skipped.slice(0, 5)) summary.skipped_examples.push({ file: rel, ...s });
-          if (r.skipped.length > 0) ctx.notice(`${rel}: ${r.skipped.length} items skipped (first: ${r.skipped[0].item}: ${r.skipped[0].reason})`);
+          if (r.skipped.length > 0) ctx.notice(skippedNotice(rel, r));
           ctx.progress.tick();
         }
       }

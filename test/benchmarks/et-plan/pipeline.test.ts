@@ -135,6 +135,21 @@ describe('the et-plan pipeline on a fake endpoint', () => {
     }
   }, 120_000);
 
+  it('warns, as the What\'sUp path does, when a model\'s replies are mostly unreadable; baselines never', async () => {
+    const dir = tmp();
+    const server = await startFakeServer({ reply: () => 'I am not sure what to do.' });
+    try {
+      await writeFixtureItemSet(join(dir, 'items'));
+      const file = pipelineFile(dir, join(dir, 'items'), `  - { name: oracle, kind: oracle }\n  - { name: mute, kind: openai, model: mute, base_url: ${server.url} }\n`);
+      const r = await runBenchPipeline(file, { env: {} });
+      const steps = (await readEpisodes(join(dir, 'out', 'episodes', 'mute', 'episodes.jsonl'))).flatMap((e) => e.steps).length;
+      expect(steps).toBeGreaterThan(0);
+      expect(r.warnings).toEqual([`mute: ${steps} of ${steps} et-plan step answers unparsed (100%; ${steps} no action could be read from the reply (no [verb] in it)), counted as wrong`]);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
   it('a kill -9 in the middle of the episodes, then a resume, gives the same episodes, results and report', async () => {
     const dir = tmp();
     const server = await startFakeServer({ latencyMs: 5, reply: (text) => fakeAgentReply(text) });

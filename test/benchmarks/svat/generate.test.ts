@@ -1,9 +1,11 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateBenchmark, loadItemSet } from '../../../src/benchmarks/index.js';
 import { generateSvat } from '../../../src/benchmarks/svat/generate.js';
+import { svat } from '../../../src/benchmarks/svat/index.js';
 import { lineAnswer, parseSvatItem, TEMPLATES, type SvatItem } from '../../../src/benchmarks/svat/spec.js';
 import { runCli, scaled } from '../../helpers/cli.js';
 
@@ -81,6 +83,20 @@ describe('SVAT generation', () => {
     symlinkSync(join(dir, 'outside.png'), join(photos, 'link.png'));
     await expect(generateSvat({ out: join(dir, 'x'), background: ['I5'], photos, count: 1 })).rejects.toThrow(/SVAT photos: .*link\.png: .*outside its root/);
   });
+
+  it('I5 without photographs: the set carries a caveat naming its stand-in items, which the CLI prints; with photographs it carries none', async () => {
+    const standIns = await generateSvat({ out: join(dir, 'i5-rendered'), background: ['I1', 'I5'], count: 2, width: 32, height: 32 });
+    const notes = svat.notes!(new Map(standIns.items.map((i) => [i.id, i])));
+    expect(notes).toEqual([expect.stringMatching(/^SVAT I5 \(photographs\): 2 items show rendered scenes standing in for photographs, as no photos folder was given/)]);
+    const photos = join(dir, 'real-photos');
+    mkdirSync(photos);
+    await sharp({ create: { width: 40, height: 40, channels: 3, background: '#8a6' } }).png().toFile(join(photos, 'rendered-0.png'));
+    const real = await generateSvat({ out: join(dir, 'i5-photos'), background: ['I5'], photos, count: 2, width: 32, height: 32 });
+    expect(svat.notes!(new Map(real.items.map((i) => [i.id, i])))).toEqual([]);
+    const r = runCli(['dataset', 'synth', 'svat', '--out', join(dir, 'i5-cli'), '--background', 'I5', '--count', '2', '--width', '32', '--height', '32']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`warning: ${notes[0]}`);
+  }, scaled(60_000));
 
   it('gsr dataset synth svat writes the set; gsr dataset synth keeps its own required options', () => {
     const out = join(dir, 'cli');
