@@ -15,6 +15,8 @@ import type { StageContext } from './engine.js';
 
 export const RESPONSES_FILE = 'responses.jsonl';
 export const SETTINGS_FILE = 'settings.json';
+/** How a stage that asks models stops when the run is interrupted (Stage.stopping). */
+export const ASKING_STOPS = 'finishing the answers in flight (answers so far are kept)';
 
 export interface AskModelOptions {
   store: RunStore;

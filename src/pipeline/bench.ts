@@ -22,7 +22,7 @@ import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
 import { readJsonlAll } from '../util/jsonl.js';
 import { endpointsOf, endpointUrls, Model, modelFolder } from '../formats/pipeline.js';
 import { runStages, type Stage } from './engine.js';
-import { askModel, forceAskAgain, RESPONSES_FILE, type AskedModel } from './ask.js';
+import { ASKING_STOPS, askModel, forceAskAgain, RESPONSES_FILE, type AskedModel } from './ask.js';
 import { parsePipelineText, typedBySchema } from '../formats/pipeline-file.js';
 import { PipelineProgress } from './progress.js';
 
@@ -224,7 +224,7 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         const attempts = answerAttemptsOf(m, benchmarks.get(b.name));
         return { ...m, base_url: endpointUrls(m.base_url), concurrency: undefined, timeout_ms: undefined, answer_attempts: attempts > 1 ? attempts : undefined };
       }),
-      stopping: 'finishing the answers in flight (answers so far are kept)',
+      stopping: ASKING_STOPS,
       async run(ctx) {
         const set = await loadItemSet(ctx.input('dataset'));
         const promptFile = join(ctx.input('prompts'), PROMPTS_FILE);
@@ -301,7 +301,7 @@ const EPISODES_FILE = 'episodes.jsonl';
 function refineStage(refine: NonNullable<BenchPipelineConfig['benchmark']['refine']>): Stage {
   const { model: m, ...raw } = refine;
   return {
-    name: 'refine', after: ['dataset'], stopping: 'finishing the answers in flight (answers so far are kept)', settings: { ...raw, model: { ...m, concurrency: undefined, timeout_ms: undefined } },
+    name: 'refine', after: ['dataset'], stopping: ASKING_STOPS, settings: { ...raw, model: { ...m, concurrency: undefined, timeout_ms: undefined } },
     async run(ctx) {
       const set = await loadItemSet(ctx.input('dataset'));
       const hooks = set.benchmark.refine;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { answerers, requestOptions, resolveRequest, RunStore, runSettings, type AnswererOptions, type GenerationSettings } from '../../mllm/index.js';
 import { endpointsOf, endpointUrls, modelFolder, type ModelConfig, type PipelineConfig, type PipelineTask } from '../../formats/pipeline.js';
 import type { Stage } from '../engine.js';
-import { askModel, RESPONSES_FILE, type AskedModel } from '../ask.js';
+import { ASKING_STOPS, askModel, RESPONSES_FILE, type AskedModel } from '../ask.js';
 import { sha256File } from '../../util/hash.js';
 import { promptFileFor } from './prompts.js';
 import { answererAnnotations } from './annotate.js';
@@ -71,7 +71,7 @@ export function answerStage(config: PipelineConfig): Stage {
     after: ['dataset', 'prompts', 'annotate'],
     // Concurrency, timeouts and endpoint limits change how, not what, is asked.
     settings: config.models.map((m) => ({ ...m, base_url: endpointUrls(m.base_url), concurrency: undefined, timeout_ms: undefined, rate_limit: undefined, tasks: modelTasks(m, config) })),
-    stopping: 'finishing the answers in flight (answers so far are kept)',
+    stopping: ASKING_STOPS,
     async run(ctx): Promise<AnswerStageSummary> {
       const promptsDir = ctx.input('prompts');
       const file = answererAnnotations(config, ctx.input('dataset'), ctx.input('annotate'));
