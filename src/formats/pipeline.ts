@@ -143,10 +143,12 @@ export const Model = z.strictObject({
   templates: z.string().min(1).optional(),
   concurrency: z.number().int().positive().default(4),
   timeout_ms: z.number().int().positive().optional(),
+  /** Request settings; what is left out takes the shared defaults (src/mllm/request.ts). */
   temperature: z.number().min(0).optional(),
   max_tokens: z.number().int().positive().optional(),
   /** Cap on one reply's bytes (default 1 MiB; docs/mllm.md, "Bounded answers"). */
   max_answer_bytes: z.number().int().positive().optional(),
+  top_p: z.number().gt(0).max(1).optional(),
   seed: z.number().int().nonnegative().optional(),
   /** `simulated`: target G-Score (share of items whose boxes are hits), 0-1. */
   grounding: z.number().min(0).max(1).optional(),

@@ -7,6 +7,8 @@ export { answerers, type AnswererFactory, type AnswererOptions, type EndpointOpt
 export { AnswerError } from './errors.js';
 /** Retry rules: retryable statuses, retry-after parsing, backoff with jitter and cap. */
 export { isRetryableStatus, parseRetryAfter, retryDelayMs, classifyError, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+/** Request settings: their one set of defaults, the settings a model's answers are keyed by, the request body. */
+export { REQUEST_DEFAULTS, resolveRequest, requestOf, requestOptions, runSettings, chatCompletionBody, type RequestSettings, type ResponseFormat } from './request.js';
 /** OpenAI-compatible Chat Completions client (registered as `openai`). */
 export { createOpenAiAnswerer, type OpenAiOptions } from './openai.js';
 /** The run store (SQLite, WAL): one committed row per response, claims for concurrent runners. */

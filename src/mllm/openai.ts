@@ -6,6 +6,7 @@ import { DEFAULT_MAX_ANSWER_BYTES, HttpPoster, REPLY_TOO_LARGE, type HttpReply }
 import { answerers, type AnswererOptions, type EndpointOption } from './registry.js';
 import { balanceAnswerers } from './balance.js';
 import { isRetryableStatus, parseRetryAfter } from './retry.js';
+import { chatCompletionBody, requestOf } from './request.js';
 import type { Answerer, AnswerWithWarning } from './types.js';
 
 export interface OpenAiOptions {
@@ -14,6 +15,7 @@ export interface OpenAiOptions {
   baseUrl: string;
   /** Name of the environment variable holding the API key; the key itself is never stored. */
   apiKeyEnv?: string;
+  /** Request settings; unset ones take REQUEST_DEFAULTS (request.ts). */
   temperature?: number;
   maxTokens?: number;
   topP?: number;
@@ -68,6 +70,7 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   const structured = opts.structuredOutputs ?? 'auto';
   const maxAnswerBytes = opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+  const request = requestOf(opts);
   let formatRejected = false;
 
   return {
@@ -79,15 +82,7 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
         : { type: 'image_url', image_url: { url: await images.get(part.image) } })));
       const format = isBenchPrompt(prompt) ? prompt.response_format : undefined;
       const send = async (withFormat: boolean): Promise<HttpReply> => {
-        const body = Buffer.from(JSON.stringify({
-          model: opts.model,
-          messages: [{ role: 'user', content: userContent }],
-          temperature: opts.temperature,
-          max_tokens: opts.maxTokens,
-          top_p: opts.topP,
-          seed: opts.seed,
-          response_format: withFormat && format ? { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: format.strict ?? true } } : undefined,
-        }));
+        const body = chatCompletionBody(opts.model, userContent, request, withFormat ? format : undefined);
         try {
           return await poster.post(url, headers, body, signal, maxAnswerBytes);
         } catch (err) {

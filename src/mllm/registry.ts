@@ -18,8 +18,10 @@ export interface AnswererOptions {
   endpoints?: EndpointOption[];
   apiKeyEnv?: string;
   timeoutMs?: number;
+  /** Request settings (request.ts): unset ones take the defaults there. */
   temperature?: number;
   maxTokens?: number;
+  topP?: number;
   seed?: number;
   /** Cap on one answer's bytes for answerers that read replies (docs/mllm.md, "Bounded answers"). */
   maxAnswerBytes?: number;

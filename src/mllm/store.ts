@@ -266,6 +266,17 @@ export class RunStore {
     return new Map(rows.map((r) => [r.key, r.n]));
   }
 
+  /**
+   * Drops every response, claim and invalid-answer record of one model and settings id, so a run asks
+   * its prompts again (`gsr pipeline run --force`). Returns the responses dropped.
+   */
+  discard(model: string, settings: string): number {
+    return this.transaction(() => {
+      for (const table of ['claims', 'answer_attempts']) this.db.prepare(`DELETE FROM ${table} WHERE model = ? AND settings = ?`).run(model, settings);
+      return this.db.prepare(`DELETE FROM responses WHERE model = ? AND settings = ?`).run(model, settings).changes;
+    });
+  }
+
   /** A note kept in the store (e.g. the queued run a model's prompts went to); null when absent. */
   getMeta(name: string): string | null {
     return (this.db.prepare(`SELECT value FROM meta WHERE name = ?`).pluck().get(name) as string | undefined) ?? null;

@@ -15,7 +15,7 @@ import { readEpisodes, writeEpisodes, type EpisodeRecord } from '../formats/epis
 import type { BenchItem } from '../formats/bench-item.js';
 import { readBenchPrompts, writeBenchPrompts } from '../formats/chat-prompt.js';
 import { failureLines, stageFailures, type FailureSources } from './summary.js';
-import { answerers, RunStore, runPrompts, StoredAsker, toResponseRecord, type GenerationSettings } from '../mllm/index.js';
+import { answerers, requestOptions, resolveRequest, RunStore, runPrompts, runSettings, StoredAsker, toResponseRecord, type AnswererOptions } from '../mllm/index.js';
 import { sha256File } from '../util/hash.js';
 import { tableText } from '../report/bench-page.js';
 import { GsrError, errorMessage } from '../util/errors.js';
@@ -23,6 +23,7 @@ import { writeJsonAtomic, writeJsonlAtomic } from '../util/fs.js';
 import { readJsonlAll } from '../util/jsonl.js';
 import { endpointsOf, endpointUrls, Model, modelFolder } from '../formats/pipeline.js';
 import { runStages, type Stage } from './engine.js';
+import { ASKING_STOPS, askModel, forceAskAgain, RESPONSES_FILE, type AskedModel } from './ask.js';
 import { parsePipelineText, typedBySchema } from '../formats/pipeline-file.js';
 import { PipelineProgress } from './progress.js';
 
@@ -138,32 +139,30 @@ function checkEpisodic(file: string, b: Benchmark, config: BenchPipelineConfig):
 }
 
 const PROMPTS_FILE = 'prompts.jsonl';
-const RESPONSES_FILE = 'responses.jsonl';
 
-/** A model's temperature and max_tokens: its own, else the plug-in's protocol defaults (temperature 0). */
-function requestOf(m: BenchPipelineConfig['models'][number], b: Benchmark): { temperature: number; max_tokens?: number } {
-  return { temperature: m.temperature ?? b.requestDefaults?.temperature ?? 0, max_tokens: m.max_tokens ?? b.requestDefaults?.max_tokens };
+type BenchModelConfig = BenchPipelineConfig['models'][number];
+
+/**
+ * A model entry's answerer options: its own request settings, else the plug-in's protocol defaults,
+ * else the shared ones (src/mllm/request.ts).
+ */
+function optionsOf(m: BenchModelConfig, b: Benchmark): AnswererOptions {
+  const request = resolveRequest({ temperature: m.temperature, max_tokens: m.max_tokens, top_p: m.top_p, seed: m.seed }, b.requestDefaults);
+  return { model: m.model ?? m.name, endpoints: endpointsOf(m.base_url), apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms, ...requestOptions(request), structuredOutputs: m.structured_outputs, maxAnswerBytes: m.max_answer_bytes };
 }
 
-function generation(m: BenchPipelineConfig['models'][number], b: Benchmark, answerAttempts: number): GenerationSettings {
-  const s: GenerationSettings = { answerer: m.kind, model: m.name, endpoint_model: m.model ?? m.name, ...requestOf(m, b), seed: m.seed };
-  if (m.kind === 'openai') s.base_url = endpointUrls(m.base_url);
-  if (m.structured_outputs) s.structured_outputs = m.structured_outputs;
+/** A model entry's answerer and the settings its answers are stored under. */
+function modelAsker(set: { benchmark: Benchmark; items: ReadonlyMap<string, BenchItem> }, m: BenchModelConfig, answerAttempts: number) {
+  const options = optionsOf(m, set.benchmark);
+  const extra: Record<string, unknown> = {};
+  if (m.structured_outputs) extra.structured_outputs = m.structured_outputs;
   // Only when above 1, so runs that ask once keep their settings ids.
-  if (answerAttempts > 1) s.answer_attempts = answerAttempts;
-  return s;
-}
-
-/** The answerer of a model entry (a one-turn baseline or an endpoint), asking with the settings in force. */
-function modelAnswerer(set: { benchmark: Benchmark; items: ReadonlyMap<string, BenchItem> }, m: BenchPipelineConfig['models'][number], s: GenerationSettings) {
-  return benchAnswerer(set.benchmark, set.items, m.kind, {
-    model: m.model ?? m.name, endpoints: endpointsOf(m.base_url), apiKeyEnv: m.api_key_env, timeoutMs: m.timeout_ms,
-    temperature: s.temperature, maxTokens: s.max_tokens, seed: m.seed, structuredOutputs: m.structured_outputs,
-  });
+  if (answerAttempts > 1) extra.answer_attempts = answerAttempts;
+  return { settings: runSettings(m.kind, m.name, options, extra), answerer: () => benchAnswerer(set.benchmark, set.items, m.kind, options) };
 }
 
 /** The answers asked per prompt for a model: its own setting, else the plug-in's default, else 1 (checked when the file loads). */
-function answerAttemptsOf(m: BenchPipelineConfig['models'][number], b: Benchmark): number {
+function answerAttemptsOf(m: BenchModelConfig, b: Benchmark): number {
   return answerAttemptsFor(b, m.answer_attempts, `model ${m.name}`);
 }
 
@@ -226,42 +225,29 @@ export function benchStages(config: BenchPipelineConfig): Stage[] {
         const attempts = answerAttemptsOf(m, benchmarks.get(b.name));
         return { ...m, base_url: endpointUrls(m.base_url), concurrency: undefined, timeout_ms: undefined, answer_attempts: attempts > 1 ? attempts : undefined };
       }),
+      stopping: ASKING_STOPS,
       async run(ctx) {
         const set = await loadItemSet(ctx.input('dataset'));
         const promptFile = join(ctx.input('prompts'), PROMPTS_FILE);
-        const keys = new Set((await readBenchPrompts(promptFile)).map((p) => p.key));
         const store = RunStore.open(join(ctx.stateDir, 'store.sqlite'));
         const models = [];
         try {
           for (const m of config.models) {
             const answerAttempts = answerAttemptsOf(m, set.benchmark);
-            const settings = generation(m, set.benchmark, answerAttempts);
-            const answerer = await modelAnswerer(set, m, settings);
-            let r;
+            const asker = modelAsker(set, m, answerAttempts);
+            const answerer = await asker.answerer();
+            let r: AskedModel;
             try {
-              r = await runPrompts({
-                prompts: promptFile, store, answerer, settings, concurrency: m.concurrency, timeoutMs: m.timeout_ms, signal: ctx.signal,
-                answerAttempts, validate: benchValidator(set.benchmark, set.items),
-                onStart: ({ toSend }) => ctx.progress.start(toSend, `${m.name} prompts`),
-                onResult: (e) => ctx.progress.tick(1, e.status === 'failed'),
+              // The What'sUp pipeline's answer step (./ask.ts), with the plug-in's validator.
+              r = await askModel(ctx, {
+                store, answerer, settings: asker.settings, dir: join(ctx.dir, modelFolder(m.name)), concurrency: m.concurrency, timeoutMs: m.timeout_ms,
+                answerAttempts, validate: benchValidator(set.benchmark, set.items), prompts: [{ file: promptFile, label: `${m.name} prompts` }],
               });
             } finally {
               await answerer.close?.();
             }
-            if (r.interrupted) throw new Error('interrupted (answers so far are kept; run again to resume)');
-            const sid = store.registerSettings(settings);
-            const reasked = answerAttempts > 1 ? store.attemptCounts(m.name, sid) : undefined;
-            const rows = [...store.responses({ model: m.name, settings: sid })].filter((row) => keys.has(row.key)).map((row) => {
-              const record = toResponseRecord(row);
-              return reasked ? { ...record, answer_attempts: (reasked.get(row.key) ?? 0) + 1 } : record;
-            });
-            await writeJsonlAtomic(join(ctx.dir, modelFolder(m.name), RESPONSES_FILE), rows);
-            const failed = rows.filter((x) => x.status === 'failed').length;
-            if (failed > 0) ctx.notice(`${m.name}: ${failed} of ${keys.size} prompts failed (${Object.keys(r.failures).join(', ') || 'see responses'})`);
-            const attempts = reasked ? { answer_attempts: answerAttempts, reasked: rows.reduce((a, row) => a + (reasked.get(row.key) ?? 0), 0) } : {};
-            // Answers an earlier run left in the store are told, not recorded (see stages/answer.ts).
-            if (r.cached > 0) ctx.notice(`${m.name}: ${r.cached} answers taken from an earlier run`);
-            models.push({ name: m.name, kind: m.kind, prompts: keys.size, ok: rows.length - failed, failed, ...attempts });
+            const attempts = r.answer_attempts === undefined ? {} : { answer_attempts: r.answer_attempts, reasked: r.reasked };
+            models.push({ name: m.name, kind: m.kind, prompts: r.prompts, ok: r.ok, failed: r.failed, ...attempts });
           }
         } finally {
           store.close();
@@ -316,7 +302,7 @@ const EPISODES_FILE = 'episodes.jsonl';
 function refineStage(refine: NonNullable<BenchPipelineConfig['benchmark']['refine']>): Stage {
   const { model: m, ...raw } = refine;
   return {
-    name: 'refine', after: ['dataset'], settings: { ...raw, model: { ...m, concurrency: undefined, timeout_ms: undefined } },
+    name: 'refine', after: ['dataset'], stopping: ASKING_STOPS, settings: { ...raw, model: { ...m, concurrency: undefined, timeout_ms: undefined } },
     async run(ctx) {
       const set = await loadItemSet(ctx.input('dataset'));
       const hooks = set.benchmark.refine;
@@ -325,10 +311,12 @@ function refineStage(refine: NonNullable<BenchPipelineConfig['benchmark']['refin
       const prompts = hooks.prompts(set.items.values(), settings);
       const promptFile = join(ctx.dir, PROMPTS_FILE);
       await writeBenchPrompts(promptFile, prompts);
-      const generationSettings = generation(m, set.benchmark, 1);
+      const asker = modelAsker(set, m, 1);
+      const generationSettings = asker.settings;
       const store = RunStore.open(join(ctx.stateDir, 'store.sqlite'));
       try {
-        const answerer = await modelAnswerer(set, m, generationSettings);
+        forceAskAgain(ctx, store, generationSettings);
+        const answerer = await asker.answerer();
         let r;
         try {
           r = await runPrompts({
@@ -384,7 +372,7 @@ function episodicStages(config: BenchPipelineConfig): Stage[] {
     datasetStage(config),
     ...(b.refine === undefined ? [] : [refineStage(b.refine)]),
     {
-      name: 'episodes', after: [itemsFrom],
+      name: 'episodes', after: [itemsFrom], stopping: 'finishing the steps in flight (answers so far are kept)',
       settings: { episodes: episodeSettings, models: config.models.map((m) => ({ ...m, concurrency: undefined, timeout_ms: undefined })) },
       async run(ctx) {
         const set = await loadItemSet(ctx.input(itemsFrom));
@@ -396,8 +384,10 @@ function episodicStages(config: BenchPipelineConfig): Stage[] {
         try {
           for (const m of config.models) {
             const policy = Object.hasOwn(hooks.policies, m.kind) ? hooks.policies[m.kind] : undefined;
-            const settings = generation(m, set.benchmark, 1);
-            const answerer = policy ? undefined : await modelAnswerer(set, m, settings);
+            const asker = modelAsker(set, m, 1);
+            const settings = asker.settings;
+            if (!policy) forceAskAgain(ctx, store, settings);
+            const answerer = policy ? undefined : await asker.answerer();
             const actor = policy
               ? { policy: policy(set.items, { name: m.name, seed: m.seed ?? 0 }) }
               : { asker: new StoredAsker({ store, answerer: answerer!, settings, timeoutMs: m.timeout_ms }) };

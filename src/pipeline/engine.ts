@@ -39,6 +39,8 @@ export interface StageContext {
   notice(message: string): void;
   /** Aborted when the user interrupts the run: stop, keep what is done, throw. */
   signal?: AbortSignal;
+  /** The run was started with `--force`: stages that keep answers in a store ask them again. */
+  force?: boolean;
 }
 
 export interface Stage {
@@ -54,9 +56,17 @@ export interface Stage {
    * import is part of the hash, so new code reruns the stage (src/util/code-digest.ts).
    */
   code?: readonly string[];
+  /**
+   * What the stage does when the run is interrupted while it runs, printed then (e.g. "finishing the
+   * answers in flight"); default: it finishes, and the run stops before the next stage.
+   */
+  stopping?: string;
   /** Does the work; returns a JSON summary kept in the stage record. */
   run(ctx: StageContext): Promise<unknown>;
 }
+
+/** The exit code of an interrupted run (docs/cli.md, "Exit codes"). */
+export const INTERRUPTED_EXIT = 130;
 
 /** What a stage's hash is made of, each part hashed on its own, so that a rerun can say why. */
 export interface StageHashParts {
@@ -195,8 +205,15 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
   const progress = options.progress ?? new PipelineProgress(stages.length);
   const done = new Map<string, StageOutcome>();
   const outcomes: StageOutcome[] = [];
+  // The stage running now says how it stops (the CLI's own line says only that it was interrupted).
+  let running: { index: number; stage: Stage } | null = null;
+  const onAbort = () => {
+    if (running) progress.line(`[${running.index + 1}/${stages.length}] ${running.stage.name}: interrupted: ${running.stage.stopping ?? 'finishing this stage, then stopping'}`);
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     for (const [index, stage] of stages.entries()) {
+      if (options.signal?.aborted) throw new GsrError(`interrupted before stage ${stage.name} (the stages before it are complete; run again to go on)`, INTERRUPTED_EXIT);
       const started = Date.now();
       const finalDir = join(options.out, stage.name);
       const { hash, parts } = await stageHash(stage, (a) => done.get(a)!.record.digest);
@@ -228,14 +245,19 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
         progress: progress.stage(index, stage.name),
         notice: (m) => progress.line(`[${index + 1}/${stages.length}] ${stage.name}: ${m}`),
         signal: options.signal,
+        force: options.force,
       };
       let summary: unknown;
+      running = { index, stage };
       try {
         summary = await stage.run(ctx);
       } catch (err) {
         // The partial folder stays (for resume) under a name that never looks complete.
+        if (options.signal?.aborted) throw new GsrError(`${stage.name}: ${errorMessage(err)}`, INTERRUPTED_EXIT);
         // The cause is kept, so that a fault of the machine is still told from an item's (src/util/errors.ts).
         throw err instanceof GsrError ? Object.assign(new GsrError(`${stage.name}: ${err.message}`, err.exitCode), { cause: err }) : new Error(`${stage.name}: ${errorMessage(err)}`, { cause: err });
+      } finally {
+        running = null;
       }
       const { digest, files } = await folderDigest(partial, isEngineFile);
       const seconds = (Date.now() - started) / 1000;
@@ -249,6 +271,7 @@ export async function runStages(stages: Stage[], options: RunStagesOptions): Pro
       progress.line(`[${index + 1}/${stages.length}] ${stage.name}: done in ${seconds.toFixed(1)} s`);
     }
   } finally {
+    options.signal?.removeEventListener('abort', onAbort);
     progress.stop();
     lock.release();
   }

@@ -35,7 +35,7 @@ const START_UP = [
   /^cli\//,
   /^util\/(errors|log|progress|version|stats|fs|process|hash)\.ts$/,
   /^scoring\/(box-formats|box-text|qwen-resize)\.ts$/,
-  /^mllm\/(answerer|import)-names\.ts$/,
+  /^mllm\/((answerer|import)-names|request)\.ts$/,
   /^prompts\/export-names\.ts$/,
   /^datasets\/(whatsup-records|caption)\.ts$/,
   /^formats\/image-paths\.ts$/,

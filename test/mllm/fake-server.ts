@@ -31,6 +31,8 @@ export interface FakeServer {
   /** Authorization headers seen. */
   authorization: Set<string>;
   bodies: unknown[];
+  /** Request bodies as received, byte for byte (decoded as UTF-8). */
+  rawBodies: string[];
   totalRequests(): number;
   /** Most requests open at once. */
   maxInFlight(): number;
@@ -54,6 +56,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   const times = new Map<string, number[]>();
   const authorization = new Set<string>();
   const bodies: unknown[] = [];
+  const rawBodies: string[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let total = 0;
@@ -75,6 +78,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
       return;
     }
     bodies.push(body);
+    rawBodies.push(raw);
     if (opts.rejectResponseFormat && (body as { response_format?: unknown }).response_format !== undefined) {
       res.writeHead(400).end('{"error":"response_format is not supported by this server"}');
       return;
@@ -175,6 +179,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     times,
     authorization,
     bodies,
+    rawBodies,
     totalRequests: () => total,
     maxInFlight: () => maxInFlight,
     close: () =>

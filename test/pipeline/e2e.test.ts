@@ -249,11 +249,17 @@ describe("gsr pipeline run on a What'sUp-layout folder with a detector", () => {
     const file = pipelineFile('whatsup-interrupt', WHATSUP(out, root, FIXTURE_ANNOTATOR.detector, models));
     const controller = new AbortController();
     const lines: string[] = [];
-    const log = (l: string) => {
-      lines.push(l);
-      if (l.includes('dataset: done')) controller.abort();
-    };
-    await expect(runPipeline(file, { log, signal: controller.signal })).rejects.toThrow(/^annotate: interrupted/);
+    const log = (l: string) => lines.push(l);
+    // Ctrl-C once the annotate stage has opened its journal (interrupted between stages, the run stops
+    // before the next one starts).
+    const journal = join(out, '.annotate.partial', 'journal.jsonl');
+    const poll = setInterval(() => existsSync(journal) && controller.abort(), 1);
+    try {
+      await expect(runPipeline(file, { log, signal: controller.signal })).rejects.toThrow(/^annotate: interrupted/);
+    } finally {
+      clearInterval(poll);
+    }
+    expect(lines).toContain('gsr: [2/7] annotate: interrupted: finishing the images in hand (annotated images are kept in the journal)');
     expect(existsSync(join(out, '.annotate.partial', 'journal.jsonl'))).toBe(true);
     expect(existsSync(join(out, 'annotate'))).toBe(false);
     lines.length = 0;

@@ -4,6 +4,7 @@ import type { PipelineConfig } from '../../formats/pipeline.js';
 import type { PipelineResult } from '../../pipeline/index.js';
 import { formatSummaryTable } from '../../pipeline/summary.js';
 import { notice } from '../../util/log.js';
+import { GsrError } from '../../util/errors.js';
 import { action, printJson } from '../action.js';
 import { EXIT } from '../exit.js';
 import { formatP } from '../../util/stats.js';
@@ -73,7 +74,7 @@ export function registerPipeline(program: Command): void {
     .description('Run a pipeline: dataset, annotate, prompts, answer, score, analyze, report')
     .argument('<file>', 'pipeline file (YAML), e.g. pipelines/demo.yaml')
     .option('--out <dir>', "output folder (replaces the file's out)")
-    .option('--force', 'rerun every stage even when unchanged')
+    .option('--force', 'start over: rerun every stage even when unchanged, and ask every model again (stored answers are dropped)')
     .option('--json', 'print the result as JSON')
     .action(
       action(async (file: string, o: { out?: string; force?: boolean; json?: boolean }) => {
@@ -83,13 +84,23 @@ export function registerPipeline(program: Command): void {
         let interrupts = 0;
         const onSignal = () => {
           if (++interrupts > 1) process.exit(130);
-          notice('interrupted: finishing the answers in flight (run again to resume; Ctrl-C again to quit now)');
+          // The running stage prints how it stops (src/pipeline/engine.ts, Stage.stopping).
+          notice('interrupted (what is finished is kept; run again to resume; Ctrl-C again to quit now)');
           controller.abort();
         };
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
         try {
-          const result = await runPipeline(file, { out: o.out, force: o.force, signal: controller.signal });
+          let result: PipelineResult;
+          try {
+            result = await runPipeline(file, { out: o.out, force: o.force, signal: controller.signal });
+          } catch (err) {
+            // Interrupted: one line, not an error, and exit 130 as every command (docs/cli.md, "Exit codes").
+            if (!controller.signal.aborted || !(err instanceof GsrError) || err.exitCode !== EXIT.interrupted) throw err;
+            notice(err.message);
+            process.exitCode = EXIT.interrupted;
+            return;
+          }
           if (o.json) printJson(result);
           else process.stdout.write(resultText(result));
           // Failed images and answers are items that failed (docs/cli.md, "Exit codes"); a rerun tries them again.

@@ -4,6 +4,8 @@ import { action, printJson } from '../action.js';
 import { EXIT, reportItemFailures } from '../exit.js';
 import { collect, parseNonNegativeInt, parseNumber, parsePositiveInt, parseSeed, usageError } from '../parsers.js';
 import { ANSWERER_NAMES } from '../../mllm/answerer-names.js';
+// Constants and pure functions only: the defaults show in --help.
+import { REQUEST_DEFAULTS, requestOptions, resolveRequest, runSettings } from '../../mllm/request.js';
 import type { AnswererOptions, GenerationSettings, RunSummary } from '../../mllm/index.js';
 import { GsrError } from '../../util/errors.js';
 import { sha256File } from '../../util/hash.js';
@@ -22,8 +24,8 @@ interface RunFlags {
   maxRetries: number;
   retryBaseMs: number;
   retryMaxMs: number;
-  temperature: number;
-  maxTokens: number;
+  temperature?: number;
+  maxTokens?: number;
   topP?: number;
   seed?: number;
   annotations?: string;
@@ -56,10 +58,10 @@ function summaryText(s: RunSummary): string {
 
 /**
  * What --benchmark adds to a run (docs/benchmarks.md, "Stage by stage"): the plug-in's baselines,
- * its validator and answer attempts, and its request defaults where the flags were left at theirs,
- * so the run answers as the plug-in's pipeline does.
+ * its validator and answer attempts, and its request defaults (for the settings no flag sets), so the
+ * run answers as the plug-in's pipeline does.
  */
-async function benchmarkRun(o: RunFlags, command: Command) {
+async function benchmarkRun(o: RunFlags) {
   if (o.items === undefined) throw usageError('--benchmark needs --items DIR');
   if (o.queue !== undefined) throw usageError('--benchmark runs locally, as benchmark pipelines do; drop --queue');
   const { loadBenchmarkItems, benchAnswerer, benchValidator, answerAttemptsFor } = await import('../../benchmarks/index.js');
@@ -67,14 +69,11 @@ async function benchmarkRun(o: RunFlags, command: Command) {
   const b = set.benchmark;
   const answerAttempts = answerAttemptsFor(b, o.answerAttempts, 'gsr run');
   const settings: Partial<GenerationSettings> = {};
-  const fromFlag = (name: string) => command.getOptionValueSource(name) !== 'default';
-  if (!fromFlag('maxTokens') && b.requestDefaults?.max_tokens !== undefined) settings.max_tokens = b.requestDefaults.max_tokens;
-  if (!fromFlag('temperature') && b.requestDefaults?.temperature !== undefined) settings.temperature = b.requestDefaults.temperature;
   // Only above 1, so runs that ask once keep their settings ids (as in the pipeline).
   if (answerAttempts > 1) settings.answer_attempts = answerAttempts;
   return {
-    baselines: Object.keys(b.baselines), settings, answerAttempts, validate: benchValidator(b, set.items),
-    answerer: (options: AnswererOptions) => benchAnswerer(b, set.items, o.answerer, { ...options, maxTokens: settings.max_tokens ?? options.maxTokens, temperature: settings.temperature ?? options.temperature }),
+    baselines: Object.keys(b.baselines), settings, answerAttempts, validate: benchValidator(b, set.items), requestDefaults: b.requestDefaults,
+    answerer: (options: AnswererOptions) => benchAnswerer(b, set.items, o.answerer, options),
   };
 }
 
@@ -93,8 +92,8 @@ export function registerRun(program: Command): void {
     .option('--max-retries <n>', 'retries after the first attempt (timeouts, connection errors, 408/409/429/5xx)', parseNonNegativeInt, 5)
     .option('--retry-base-ms <n>', 'first backoff, doubled per retry', parsePositiveInt, 500)
     .option('--retry-max-ms <n>', 'backoff cap', parsePositiveInt, 30_000)
-    .option('--temperature <t>', 'sampling temperature', parseNumber, 0)
-    .option('--max-tokens <n>', 'max_tokens of each answer', parsePositiveInt, 512)
+    .option('--temperature <t>', `sampling temperature (default ${REQUEST_DEFAULTS.temperature}, or the plug-in's with --benchmark)`, parseNumber)
+    .option('--max-tokens <n>', `max_tokens of each answer (default ${REQUEST_DEFAULTS.max_tokens}, or the plug-in's with --benchmark)`, parsePositiveInt)
     .option('--top-p <p>', 'top_p', parseNumber)
     .option('--seed <n>', 'sampling seed (and the random baseline seed)', parseSeed)
     .option('--annotations <file>', 'COCO annotations (geometric and simulated answerers)')
@@ -113,23 +112,27 @@ export function registerRun(program: Command): void {
     .option('--items <dir>', 'with --benchmark: the item set folder')
     .option('--answer-attempts <n>', "with --benchmark: answers asked per prompt while the output is invalid (default: the plug-in's, else 1)", parsePositiveInt)
     .action(
-      action(async (o: RunFlags, command: Command) => {
+      action(async (o: RunFlags) => {
         if (o.queue === undefined && (o.resume || o.rateLimit !== undefined)) throw new GsrError('--resume and --rate-limit go with --queue');
         if (o.benchmark === undefined && (o.items !== undefined || o.answerAttempts !== undefined)) throw usageError('--items and --answer-attempts go with --benchmark');
         if (o.rateLimit !== undefined && !(o.rateLimit > 0)) throw new GsrError('--rate-limit must be a positive number of requests per second');
         const { answerers, RunStore, runPrompts } = await lib();
-        const bench = o.benchmark === undefined ? undefined : await benchmarkRun(o, command);
+        const bench = o.benchmark === undefined ? undefined : await benchmarkRun(o);
         const kinds = [...answerers.names(), ...(bench?.baselines ?? [])];
         if (!kinds.includes(o.answerer)) throw usageError(`option '--answerer <kind>' argument '${o.answerer}' is invalid. Allowed choices are ${kinds.join(', ')}.`);
-        const settings: GenerationSettings = { answerer: o.answerer, model: o.model, temperature: o.temperature, max_tokens: o.maxTokens, top_p: o.topP, seed: o.seed, ...bench?.settings };
-        if (o.annotations !== undefined) settings.annotations_sha256 = await sha256File(o.annotations);
-        if (o.answerer === 'simulated') Object.assign(settings, { grounding: o.grounding, reasoning_error: o.reasoningError ?? 0 });
-        if (o.boxFormat !== undefined) settings.box_format = o.boxFormat;
+        // The flags given, then the plug-in's protocol, then the shared defaults (src/mllm/request.ts).
+        const request = resolveRequest({ temperature: o.temperature, max_tokens: o.maxTokens, top_p: o.topP, seed: o.seed }, bench?.requestDefaults);
         const answererOptions: AnswererOptions = {
-          model: o.model, baseUrl: o.baseUrl[0], baseUrls: o.baseUrl, apiKeyEnv: o.apiKeyEnv, timeoutMs: o.timeoutMs, temperature: o.temperature, maxTokens: o.maxTokens,
-          topP: o.topP, seed: o.seed, annotations: o.annotations === undefined ? undefined : resolve(o.annotations), boxFormat: o.boxFormat, grounding: o.grounding, reasoning_error: o.reasoningError,
+          model: o.model, baseUrl: o.baseUrl[0], baseUrls: o.baseUrl, apiKeyEnv: o.apiKeyEnv, timeoutMs: o.timeoutMs, ...requestOptions(request),
+          annotations: o.annotations === undefined ? undefined : resolve(o.annotations), boxFormat: o.boxFormat, grounding: o.grounding, reasoning_error: o.reasoningError,
           maxAnswerBytes: o.maxAnswerBytes,
         };
+        const extra: Record<string, unknown> = { ...bench?.settings };
+        if (o.annotations !== undefined) extra.annotations_sha256 = await sha256File(o.annotations);
+        if (o.answerer === 'simulated') Object.assign(extra, { grounding: o.grounding, reasoning_error: o.reasoningError ?? 0 });
+        // A box format shapes what a baseline writes; an endpoint is sent nothing of it.
+        if (o.boxFormat !== undefined && o.answerer !== 'openai') extra.box_format = o.boxFormat;
+        const settings: GenerationSettings = runSettings(o.answerer, o.model, answererOptions, extra);
         const retry = { maxRetries: o.maxRetries, baseDelayMs: o.retryBaseMs, maxDelayMs: o.retryMaxMs };
         // With --queue the workers build the answerer; here it only has to be valid.
         const answerer = bench !== undefined ? await bench.answerer(answererOptions) : await answerers.get(o.answerer)(answererOptions);
@@ -160,7 +163,8 @@ export function registerRun(program: Command): void {
             onResult: (e) => progress.tick(1, e.status === 'failed'),
           });
           progress.stop();
-          if (o.json) printJson(summary);
+          // The settings in force (defaults filled in), as the store records them under settings_id.
+          if (o.json) printJson({ ...summary, settings });
           else process.stdout.write(summaryText(summary));
           if (summary.interrupted) process.exitCode = EXIT.interrupted;
           else if (summary.prompts === 0) throw new GsrError(`${o.prompts}: no valid prompts${summary.invalid > 0 ? ` (${summary.invalid} invalid lines: ${summary.invalid_lines[0]})` : ''}`);

@@ -133,6 +133,7 @@ export function annotateStage(config: PipelineConfig): Stage {
   const wanted = [m.detector, m.segmenter, m.depth].filter((x): x is string => x !== null);
   return {
     name: 'annotate',
+    stopping: 'finishing the images in hand (annotated images are kept in the journal)',
     code: [import.meta.url],
     after: ['dataset'],
     settings: { source, models: source === 'file' ? null : m, compare: source === 'exact' && config.annotations.compare_models ? config.annotations.compare_limit : null },

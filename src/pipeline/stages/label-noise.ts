@@ -6,14 +6,14 @@
  * layout); `label-noise.json` holds the budget and the annotator-quality sweep.
  */
 import { join } from 'node:path';
-import { answerers, RunStore, runPrompts, toResponseRecord } from '../../mllm/index.js';
+import { RunStore } from '../../mllm/index.js';
 import { buildPromptFile } from '../../prompts/index.js';
 import { indexGroundTruth, type GroundTruthIndex } from '../../scoring/index.js';
 import { DEFAULT_SWEEP, labelNoiseResults } from '../../report/label-noise.js';
 import { ANNOTATIONS_FILE, readCocoFile } from '../../formats/coco.js';
 import { MANIFEST_FILE } from '../../formats/manifest.js';
 import { readPromptFile, type PromptRecord } from '../../formats/prompts.js';
-import { readResponseFile, writeResponseFile, type ResponseRecord } from '../../formats/responses.js';
+import { readResponseFile, type ResponseRecord } from '../../formats/responses.js';
 import { modelFolder, type PipelineConfig, type PipelineTask } from '../../formats/pipeline.js';
 import { LABEL_NOISE_FILE } from '../../formats/results.js';
 import { sha256File } from '../../util/hash.js';
@@ -22,7 +22,8 @@ import type { SkippedRecord } from '../../util/jsonl.js';
 import type { Stage } from '../engine.js';
 import type { AnalyzeStageSummary } from './analyze.js';
 import { answererAnnotations, hasTruthBesidePseudoLabels } from './annotate.js';
-import { answererOptionsOf, generationSettings, modelTasks, RESPONSES_FILE, STORE_FILE } from './answer.js';
+import { modelAsker, modelTasks, RESPONSES_FILE, STORE_FILE } from './answer.js';
+import { askModel } from '../ask.js';
 import { promptFileFor } from './prompts.js';
 import { scoreModelInto, type ScoreStageSummary } from './score.js';
 
@@ -50,6 +51,7 @@ export function labelNoiseStage(config: PipelineConfig): Stage | null {
     name: 'label-noise',
     code: [import.meta.url],
     after: ['dataset', 'annotate', 'prompts', 'answer', 'score', 'analyze'],
+    stopping: 'finishing the exact-depth answers in flight (answers so far are kept)',
     settings: {
       dap: p.tasks.includes('dap') ? { permutations: p.permutations, dap: p.dap, templates: p.templates ?? null } : null,
       // What the DAP answers depend on (as the answer stage); how they are asked does not count.
@@ -72,30 +74,21 @@ export function labelNoiseStage(config: PipelineConfig): Stage | null {
         });
         if (r.skipped.length > 0) ctx.notice(`exact-depth DAP prompts: ${r.skipped.length} items skipped (first: ${r.skipped[0].item}: ${r.skipped[0].reason})`);
       }
-      // 2. Ask them, with the answer stage's settings (a store of their own: the hints differ, so do the keys).
-      const answererFile = answererAnnotations(config, datasetDir, ctx.input('annotate'));
-      const answererSha = await sha256File(answererFile);
+      // 2. Ask them, as the answer stage asks (a store of their own: the hints differ, so do the keys).
+      const file = answererAnnotations(config, datasetDir, ctx.input('annotate'));
+      const annotations = { file, sha256: await sha256File(file) };
       const dapAnswers = new Map<string, ResponseRecord[]>();
       const store = RunStore.open(join(ctx.stateDir, STORE_FILE));
       try {
         for (const model of dapModels) {
-          const usesAnnotations = model.kind === 'geometric' || model.kind === 'simulated';
-          const settings = generationSettings(model, usesAnnotations ? answererSha : undefined);
-          const answerer = await answerers.get(model.kind)(answererOptionsOf(model, usesAnnotations ? answererFile : undefined));
+          const { settings, answerer } = await modelAsker(model, annotations);
+          const dir = join(ctx.dir, 'answers', modelFolder(model.name));
           try {
-            const r = await runPrompts({
-              prompts: dapFile(model), store, answerer, settings, concurrency: model.concurrency, timeoutMs: model.timeout_ms, signal: ctx.signal,
-              onStart: ({ toSend }) => ctx.progress.start(toSend, `${model.name} exact-depth DAP prompts`),
-              onResult: (e) => ctx.progress.tick(1, e.status === 'failed'),
-            });
-            if (r.interrupted) throw new Error('interrupted (answers so far are kept; run again to resume)');
+            await askModel(ctx, { store, answerer, settings, dir, concurrency: model.concurrency, timeoutMs: model.timeout_ms, prompts: [{ file: dapFile(model), label: `${model.name} exact-depth DAP prompts` }] });
           } finally {
             await answerer.close?.();
           }
-          const keys = new Set((await readPromptFile(dapFile(model), [])).map((x) => x.key));
-          const rows = [...store.responses({ model: model.name, settings: store.registerSettings(settings) })].filter((row) => keys.has(row.key)).map(toResponseRecord);
-          await writeResponseFile(join(ctx.dir, 'answers', modelFolder(model.name), RESPONSES_FILE), rows);
-          dapAnswers.set(model.name, rows);
+          dapAnswers.set(model.name, await readResponseFile(join(dir, RESPONSES_FILE), []));
         }
       } finally {
         store.close();

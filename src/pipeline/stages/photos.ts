@@ -39,6 +39,7 @@ export function photosStage(config: PipelineConfig): Stage | null {
   const modelsDir = p.models_dir ?? resolve('models');
   return {
     name: 'photos',
+    stopping: 'finishing the photos in hand',
     code: [import.meta.url],
     after: [],
     settings: { root: p.root, detector: p.detector, reference: p.reference, models_dir: modelsDir, note: p.note ?? null },

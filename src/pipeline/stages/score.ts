@@ -4,6 +4,7 @@
  * `<model>/nodap/` (the base task on the same items, for the paired DAP comparison), and
  * `<model>/grounding.*` (G-Score against the annotations).
  */
+import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GRID_BOX_FORMAT } from '../../mllm/baselines/index.js';
 import { readPromptFile, type PromptRecord } from '../../formats/prompts.js';
@@ -31,6 +32,7 @@ import { modelFolder, type ModelConfig, type PipelineConfig, type PipelineTask }
 import type { Stage } from '../engine.js';
 import { RESPONSES_FILE, modelTasks } from './answer.js';
 import { promptFileFor } from './prompts.js';
+import { SETTINGS_FILE } from '../ask.js';
 import { ANNOTATIONS_FILE, readCocoFile } from '../../formats/coco.js';
 
 export interface ModelScoreSummary {
@@ -153,6 +155,8 @@ export function scoreStage(config: PipelineConfig): Stage {
         const responses: ResponseRecord[] = await readResponseFile(join(answersDir, folder, RESPONSES_FILE), skipped);
         const prompts = async (task: PipelineTask): Promise<PromptRecord[]> => readPromptFile(join(promptsDir, promptFileFor(model, task)), skipped);
         const m = await scoreModelInto(config, model, join(ctx.dir, folder), { prompts, responses, labels, notice: (t) => ctx.notice(t) });
+        // The request settings the scored answers were asked under, beside the scores.
+        await copyFile(join(answersDir, folder, SETTINGS_FILE), join(ctx.dir, folder, SETTINGS_FILE));
         m.skipped_records = skipped.length;
         if (skipped.length > 0) ctx.notice(`${model.name}: ${skipped.length} unreadable records skipped (first: ${JSON.stringify(skipped[0])})`);
         summary.models.push(m);
