@@ -60,6 +60,8 @@ export const EpisodeRecordSchema = z.strictObject({
   error: z.string().nullable(),
   /** The completion criteria were met. */
   success: z.boolean(),
+  /** The completion monitor's verdict, where the protocol decides success otherwise (the released controller). */
+  monitor_success: z.boolean().optional(),
   /** success, cap (the step cap was reached), exhausted (the controller had nothing left to try), failed. */
   end: z.enum(EPISODE_ENDS),
   step_cap: z.number().int().positive(),

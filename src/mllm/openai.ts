@@ -79,7 +79,8 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
         const body = Buffer.from(JSON.stringify({
           model: opts.model,
           messages: [{ role: 'user', content: userContent }],
-          temperature: opts.temperature,
+          // A prompt's own temperature (a benchmark protocol's) wins; null leaves the API's default.
+          temperature: isBenchPrompt(prompt) && prompt.temperature !== undefined ? (prompt.temperature ?? undefined) : opts.temperature,
           max_tokens: opts.maxTokens,
           top_p: opts.topP,
           seed: opts.seed,
