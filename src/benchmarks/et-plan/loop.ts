@@ -92,11 +92,11 @@ export function episodeMaker(graphs: ReadonlyMap<string, EngineGraph | GsrError>
 }
 
 /**
- * A factory of episodes. Models run the configured protocol; baseline policies always run the step
- * protocol (they choose engine actions).
+ * A factory of episodes. Models run the configured protocol; baseline policies run the step protocol
+ * (they choose engine actions), except those that play the released protocol's decisions.
  */
 export function episodeFactory(make: EpisodeMaker, s: EpisodeSettings): EpisodeFactory<EtPlanItem> {
-  return (item, actor): Episode => make(item, actor === 'policy' ? 'step' : s.protocol);
+  return (item, actor, policy): Episode => make(item, actor === 'model' ? s.protocol : policy?.protocol === 'released' ? 'released' : 'step');
 }
 
 /** One frame of a replayed episode: the world after a step (or before the first, step 0). */

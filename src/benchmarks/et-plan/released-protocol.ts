@@ -10,13 +10,13 @@
  * final walk or put succeeded); the completion monitor's verdict is recorded beside it.
  */
 import type { EpisodeRecord, EpisodeStep } from '../../formats/episodes.js';
-import type { DraftPrompt, Episode } from '../types.js';
+import type { BaselineOptions, DraftPrompt, Episode, EpisodePolicy } from '../types.js';
 import { heldBy } from './actions.js';
 import { REL, nodePosition, scriptLine, segmentLength, type ActionName } from './engine/index.js';
 import { controllerRecord, episodeRecord, type ActionResult, type EtPlanWorld } from './episode.js';
 import { observationDigest } from './observation.js';
 import {
-  answerLine, embodiedList, explorePrompt, navigationExploreList, navigationList, roomsPrompt,
+  answerLine, embodiedList, explorePrompt, navigationExploreList, navigationList, pyList, roomsPrompt,
   type PromptStyle, type ReleasedPrompting,
 } from './released-prompts.js';
 import type { EtPlanItem } from './task.js';
@@ -41,6 +41,8 @@ export const BLOCKER_MAX = 7;
 interface Decision {
   kind: 'rooms' | 'explore';
   text: string;
+  /** The room names or object classes the question lists, in its order. */
+  options: string[];
   /** The reply read; null: unreadable (the released code then gives up, or asks again for rooms). */
   read(reply: string): string[] | null;
 }
@@ -88,6 +90,11 @@ export class ReleasedEpisode implements Episode {
 
   get done(): boolean {
     return this.ended !== undefined;
+  }
+
+  /** The pending question's kind and the names it lists (for the released-protocol baselines). */
+  question(): { kind: Decision['kind']; options: readonly string[] } | null {
+    return this.pending === undefined || this.done ? null : { kind: this.pending.kind, options: this.pending.options };
   }
 
   prompt(): DraftPrompt {
@@ -184,11 +191,11 @@ export class ReleasedEpisode implements Episode {
     const prompting = this.prompting;
     if (this.style === 'embodied') {
       // One question; no list in the reply ends the search (the released loop cannot go on).
-      return yield { kind: 'rooms', text, read: (reply) => embodiedList(reply) };
+      return yield { kind: 'rooms', text, options: rooms, read: (reply) => embodiedList(reply) };
     }
     for (let k = 0; k < ROOM_TRIES; k++) {
       const got = yield {
-        kind: 'rooms', text,
+        kind: 'rooms', text, options: rooms,
         read(reply) {
           const line = answerLine(reply, prompting);
           if (line === null || line.length === 0) return null;
@@ -206,7 +213,7 @@ export class ReleasedEpisode implements Episode {
     const prompting = this.prompting;
     const embodied = this.style === 'embodied';
     const got = yield {
-      kind: 'explore', text,
+      kind: 'explore', text, options,
       read(reply) {
         const line = answerLine(reply, prompting);
         if (line === null) return null;
@@ -614,4 +621,25 @@ export class ReleasedEpisode implements Episode {
     this.verdict = this.putOn(x1, y);
     if (this.verdict && this.world.state.hasState(y, 'OPEN')) this.act('CLOSE', y);
   }
+}
+
+/**
+ * Baselines of the released protocol, standing in for its LLM: `released-list` ranks the rooms in the
+ * order the question lists them and names every object offered, in order; `released-none` ranks the
+ * rooms the same way and names no object (the controller alone). They show what the released controller
+ * does on an apartment without a model's common sense.
+ */
+export function releasedPolicy(kind: 'list' | 'none'): (items: unknown, o: BaselineOptions) => EpisodePolicy {
+  return (_items, o) => ({
+    name: o.name,
+    protocol: 'released',
+    act(e) {
+      if (!(e instanceof ReleasedEpisode)) throw new Error(`released-${kind} plays released-protocol episodes only`);
+      const q = e.question();
+      if (q === null) return '';
+      // CoT reads the last line: the answer goes on a line of its own.
+      const answer = q.kind === 'explore' && kind === 'none' ? 'None' : pyList(q.options);
+      return e.prompting === 'cot' ? `Answer:\n${answer}` : answer;
+    },
+  });
 }
