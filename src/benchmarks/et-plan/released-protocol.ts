@@ -86,7 +86,12 @@ export class ReleasedEpisode implements Episode {
     if (this.style === 'embodied' && world.layout !== null) for (const id of layoutLarge(world)) this.memory.add(id);
     this.run = this.controller();
     this.advance(undefined);
+    this.before = this.actionsOfStep;
+    this.actionsOfStep = [];
   }
+
+  /** What the controller did before its first question (everything, when it asked none). */
+  private readonly before: ActionResult[];
 
   get done(): boolean {
     return this.ended !== undefined;
@@ -105,7 +110,6 @@ export class ReleasedEpisode implements Episode {
   reply(text: string, key: string | null): EpisodeStep {
     const decision = this.pending!;
     const read = decision.read(text);
-    // The first step's controller list also holds what the controller did before the first question.
     this.advance(read);
     const record: EpisodeStep = {
       step: this.steps.length + 1, key, reply: text,
@@ -120,7 +124,7 @@ export class ReleasedEpisode implements Episode {
 
   record(model: string, failed?: string): EpisodeRecord {
     const r = episodeRecord(this.world, this.variant, this.steps, this.startObs, model, failed !== undefined ? 'failed' : (this.ended ?? 'cap'), failed);
-    return { ...r, success: this.verdict, monitor_success: this.world.success };
+    return { ...r, success: this.verdict, monitor_success: this.world.success, ...(this.before.length ? { controller_before: controllerRecord(this.before) } : {}) };
   }
 
   /** Successful actions so far (the released step count). */
@@ -156,6 +160,12 @@ export class ReleasedEpisode implements Episode {
   /** One controller action; a successful one past the cap ends the episode (llm_step_save). */
   private act(action: ActionName, ...ids: number[]): boolean {
     const g = this.world.graph;
+    // The released code ran in VirtualHome's Unity simulator, whose put needs a surface (the Python
+    // engine's does not); without this the released order "put, else putin" would put things on containers.
+    if (action === 'PUTBACK' && !g.node(ids[1])!.properties.has('SURFACES')) {
+      this.actionsOfStep.push({ ok: false, error: `${g.node(ids[1])!.className} is not a surface (Unity's put)`, line: `[putback] <${g.node(ids[0])!.className}> (${ids[0]}) <${g.node(ids[1])!.className}> (${ids[1]})` });
+      return false;
+    }
     const r = this.world.execute(scriptLine(action, ids.map((id) => ({ name: g.node(id)!.className, id }))));
     this.actionsOfStep.push(r);
     if (r.ok) {

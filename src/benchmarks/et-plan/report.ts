@@ -244,10 +244,11 @@ function replayHtml(prefix: string, item: EtPlanItem, record: EpisodeRecord, fra
   const body = frames.map(({ f, plan, lines, held, room, progress, distance }, k) => {
     const st = f.step;
     const nav = `${k > 0 ? `<a href="#${id(k - 1)}" class="prev">previous</a>` : ''} ${k + 1 < frames.length ? `<a href="#${id(k + 1)}" class="next">next</a>` : ''}`;
+    const controllerLine = (cs: readonly { line: string; ok: boolean; error: string | null }[]) => cs.map((c) => `<code>${h(c.line)}</code> ${c.ok ? 'done' : `failed (${h(c.error)})`}`).join('; ');
     const what = st === null
-      ? '<p>Before the first step.</p>'
+      ? `<p>Before the first step.</p>${record.controller_before?.length ? `<p>Controller, before the first question: ${controllerLine(record.controller_before)}</p>` : ''}`
       : `<p><b>Step ${st.step}</b>: <code class="action">${h(st.action ?? '(no action read)')}</code> <span class="verdict ${st.ok ? 'correct' : 'wrong'}">${st.ok ? 'done' : 'failed'}</span>${st.error ? ` <span class="error">${h(st.error)}</span>` : ''}</p>` +
-        (st.controller?.length ? `<p>Controller: ${st.controller.map((c) => `<code>${h(c.line)}</code> ${c.ok ? 'done' : `failed (${h(c.error)})`}`).join('; ')}</p>` : '') +
+        (st.controller?.length ? `<p>Controller: ${controllerLine(st.controller)}</p>` : '') +
         `<details><summary>reply</summary><div class="output">${h(st.reply)}</div></details>`;
     const differs = f.differs ? '<p class="warn">The replay differs from the record at this step (observation digest).</p>' : '';
     return `<div class="frame${k === 0 ? ' first' : ''}" id="${id(k)}" data-step="${k}">${nav}${what}${differs}

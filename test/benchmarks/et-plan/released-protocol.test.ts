@@ -183,6 +183,34 @@ describe('the released agent', () => {
     expect(r.actions).toContain('[putback] <apple> (25) <plate> (23)');
   });
 
+  it('put needs a surface, as in Unity: "put, else putin" puts into a container', () => {
+    const ref = (id: number) => ({ id, class: graph.node(id)!.className });
+    const intoFridge = { ...item('multi-one-arm'), criteria: [[{ relation: 'INSIDE' as const, from: ref(ID.mug), to: ref(ID.fridge) }]], targets: [ref(ID.mug), ref(ID.fridge)] };
+    const r = play(start(intoFridge));
+    // Mug and fridge are in sight from the start: the controller acts before any question.
+    expect(r.steps).toEqual([]);
+    expect(r.controller_before!.some((c) => !c.ok && c.line === '[putback] <mug> (24) <fridge> (20)' && /not a surface/.test(c.error!))).toBe(true);
+    expect(r.actions).toContain('[putin] <mug> (24) <fridge> (20)');
+    expect(r).toMatchObject({ success: true, monitor_success: true });
+  });
+
+  it('released-list and released-none answer the released questions; other baselines keep the step protocol', async () => {
+    const { releasedPolicy } = await import('../../../src/benchmarks/et-plan/released-protocol.js');
+    const s = parseEpisodeSettings({ protocol: 'step', perception: 'view-scan', released: { prompting: 'cot' } });
+    const f = episodeFactory(episodeMaker(graphs, s), s);
+    const list = releasedPolicy('list')(byId, { name: 'l', seed: 0 });
+    const e = f(item('nav-book'), 'policy', list) as ReleasedEpisode;
+    expect(e).toBeInstanceOf(ReleasedEpisode);
+    expect(list.act(e)).toBe("Answer:\n['kitchen', 'livingroom', 'bedroom']");
+    while (!e.done) e.reply(list.act(e), null);
+    expect(e.record('l').success).toBe(true);
+    const none = releasedPolicy('none')(byId, { name: 'n', seed: 0 });
+    const n = f(item('nav-fridge-apple'), 'policy', none) as ReleasedEpisode;
+    n.reply(none.act(n), null);
+    expect(none.act(n)).toBe('Answer:\nNone');
+    expect(() => list.act(f(item('nav-book'), 'policy'))).toThrow(/released-protocol episodes only/);
+  });
+
   it('baselines keep the step protocol; records replay', () => {
     const s = parseEpisodeSettings({ protocol: 'released' });
     const f = episodeFactory(episodeMaker(graphs, s), s);
