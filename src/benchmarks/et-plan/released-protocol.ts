@@ -566,31 +566,33 @@ export class ReleasedEpisode implements Episode {
     return this.act('GRAB', id) ? id : null;
   }
 
-  /** Open (INSIDE), put (put, else putin), close: the one-arm scripts' order. */
-  private deliver(x: number, y: number, relation: string): boolean {
-    if (relation === 'INSIDE') {
-      if (!this.act('OPEN', y) && this.world.state.hasState(y, 'CLOSED')) return false;
-      if (!this.putOn(x, y)) return false;
-      return this.world.state.hasState(y, 'OPEN') ? this.act('CLOSE', y) : true;
-    }
-    return this.putOn(x, y);
+  /**
+   * Open, put (put, else putin), close, each failure ending the task: the one-arm and temporal scripts'
+   * order. They open a destination that can be opened and is not a box (temporal: whatever the
+   * relation; one arm: into it only).
+   */
+  private deliver(x: number, y: number, open: boolean): boolean {
+    const openable = open && this.world.graph.node(y)!.properties.has('CAN_OPEN') && this.cls(y) !== 'box';
+    if (openable && !this.act('OPEN', y)) return false;
+    if (!this.putOn(x, y)) return false;
+    return openable ? this.act('CLOSE', y) : true;
   }
 
   private *multi(): Generator<Decision, void, string[] | null> {
     const { item } = this.world;
     const places = item.criteria.flat().filter((c) => c.from !== 'character');
     if (item.task === 'temporal') {
-      // Put x into vessel b, then b into d (inference_exploration_temp.py, read as the one-arm order).
+      // inference_exploration_temp.py: pick x, find b, put x there, grab b, find d, put b there.
       const [first, second] = [item.criteria[0].find((c) => c.from !== 'character')!, item.criteria[1]?.find((c) => c.from !== 'character')];
       const x = yield* this.pickOne((first.from as { class: string }).class);
       if (x === null) return;
       const b = yield* this.findOne(first.to.class);
-      if (b === null || !this.deliver(x, b, first.relation)) return;
+      if (b === null || !this.deliver(x, b, true)) return;
       if (second === undefined) return void (this.verdict = true);
       if (!this.act('GRAB', b)) return;
       const d = yield* this.findOne(second.to.class);
       if (d === null) return;
-      this.verdict = this.deliver(b, d, second.relation);
+      this.verdict = this.deliver(b, d, true);
       return;
     }
     const dest = places[0].to.class;
@@ -600,7 +602,7 @@ export class ReleasedEpisode implements Episode {
         const x = yield* this.pickOne((p.from as { class: string }).class);
         if (x === null) return;
         const y = yield* this.findOne(dest);
-        if (y === null || !this.deliver(x, y, rel)) return;
+        if (y === null || !this.deliver(x, y, rel === 'INSIDE')) return;
       }
       this.verdict = true;
       return;
