@@ -75,6 +75,12 @@ export const EpisodeRecordSchema = z.strictObject({
   /** The engine actions that executed without error, in order (for sequence length and LCS). */
   actions: z.array(z.string()),
   distance: z.number().nonnegative(),
+  /**
+   * The released recorder's moving distance (calculate_distance_traversal): straight segments from the
+   * start position through the targets of the executed `[walk]` lines only. Absent in records written
+   * before it was kept.
+   */
+  walk_distance: z.number().nonnegative().optional(),
 });
 export type EpisodeRecord = z.infer<typeof EpisodeRecordSchema>;
 

@@ -12,9 +12,12 @@ import { readJsonlWithLines } from '../util/jsonl.js';
 /** The file the importer writes in its output folder. */
 export const RELEASED_TASKS_FILE = 'released-tasks.jsonl';
 
+/** The relations the released criteria use (FACING: 83 spatial-constraint tasks, `(FACING, clock, tv)`). */
+export const RELEASED_RELATIONS = ['CLOSE', 'ON', 'INSIDE', 'FACING'] as const;
+
 /** `from REL to` with class names; `character` stands for the agent (the files write `robot`). */
 export const ReleasedCriterionSchema = z.object({
-  relation: z.enum(['CLOSE', 'ON', 'INSIDE']),
+  relation: z.enum(RELEASED_RELATIONS),
   from: z.string().min(1),
   to: z.string().min(1),
 });

@@ -33,6 +33,7 @@ export const SHARED_RESOURCES = {
   vsp: { env: 'GSR_SHARED_VSP', rel: 'data/vsp', probe: 'maze', what: 'a full copy of the VSP benchmark data' },
   virtualhome: { env: 'GSR_SHARED_VIRTUALHOME', rel: 'data/virtualhome', probe: 'fixtures/README.md', what: "VirtualHome's scene graphs and the reference engine's fixtures" },
   paperTables: { env: 'GSR_SHARED_PAPER_TABLES', rel: 'data/gsr-bench-paper', probe: 'table1_tg_circular.csv', what: "GSR-Bench's published tables as CSV" },
+  etPlanReleased: { env: 'GSR_SHARED_ET_PLAN_RELEASED', rel: 'data/et-plan-released', probe: 'tasks/navigation_tasks.json', what: "ET-Plan-Bench's released task files (tasks/) and Table 2" },
   papers: { env: 'GSR_SHARED_PAPERS', rel: 'papers', probe: 'README.md', what: "the benchmarks' own texts" },
 } as const satisfies Record<string, SharedResource>;
 

@@ -17,7 +17,8 @@ import { advanceCriteria, armsAllow, type CriteriaProgress } from './monitor.js'
 import { startState } from './plans.js';
 import { observationDigest, observationText, observe, type Observation } from './observation.js';
 import type { Perception } from './perception.js';
-import type { EpisodeSettings } from './settings.js';
+import type { EpisodeSettings, StartPoint } from './settings.js';
+import { spawnPoint } from './spawn.js';
 import type { EtPlanItem } from './task.js';
 
 /** What executing one action gave. */
@@ -40,6 +41,10 @@ export class EtPlanWorld {
   /** The base-graph room of `position` (for the door route). */
   private positionRoom: number | null;
   distance = 0;
+  /** The released recorder's distance: straight segments through `[walk]` targets only (finds that walk do not count). */
+  walkDistance = 0;
+  /** Where the released recorder has the character: the start, then its last `[walk]` target. */
+  private walkPosition: Vec3;
   /** The completion monitor over the states so far (monitor.ts). */
   monitor: CriteriaProgress;
   /** Lines that executed without error, in order. */
@@ -58,13 +63,16 @@ export class EtPlanWorld {
     readonly route: EpisodeSettings['route'],
     /** The layout map's prompt lines, when the settings show it. */
     readonly layout: string | null = null,
+    /** Where the character stands at step 1 (settings.ts, `start`). */
+    start: StartPoint = 'centre',
   ) {
-    const start = graph.node(item.start_room.id);
-    if (start === undefined || !graph.isRoom(start.id)) throw new GsrError(`item ${item.id}: start room ${item.start_room.id} is not a room of ${item.apartment}`);
+    const room = graph.node(item.start_room.id);
+    if (room === undefined || !graph.isRoom(room.id)) throw new GsrError(`item ${item.id}: start room ${item.start_room.id} is not a room of ${item.apartment}`);
     // The character is walked into its start room before step 1 (task.ts); that walk is not counted.
-    this.state = startState(graph, start.id);
-    this.position = nodePosition(graph, start.id);
-    this.positionRoom = start.id;
+    this.state = startState(graph, room.id);
+    this.position = start === 'spawn' ? spawnPoint(graph, room.id) : nodePosition(graph, room.id);
+    this.walkPosition = this.position;
+    this.positionRoom = room.id;
     this.doors = route === 'doors' ? doorsOf(graph) : [];
     this.base = EngineState.initial(graph);
     this.monitor = advanceCriteria(item, this.state);
@@ -104,6 +112,11 @@ export class EtPlanWorld {
     const walked = line.action === 'WALK' || line.action === 'RUN' ||
       (line.action === 'FIND' && !(before.has(target, REL.ON, before.characterId) || this.graph.node(target)!.properties.has('BODY_PART') || isCloseTo(before, target)));
     if (walked) this.moveTo(target);
+    if (line.action === 'WALK') {
+      const p = nodePosition(this.graph, target);
+      this.walkDistance += segmentLength(this.walkPosition, p);
+      this.walkPosition = p;
+    }
     this.monitor = advanceCriteria(this.item, this.state, this.monitor);
     return { ok: true, error: null, line: text };
   }
@@ -140,6 +153,7 @@ export function episodeRecord(world: EtPlanWorld, variant: string, steps: Episod
     item: item.id, task: item.task, level: item.level, subsets: [...item.subsets], model, variant,
     status: failed === undefined ? 'ok' : 'failed', error: failed ?? null, success: world.success, end,
     step_cap: item.step_cap, criteria_steps: item.criteria.length, start_obs: startObs, steps, actions: [...world.actions], distance: world.distance,
+    walk_distance: world.walkDistance,
   };
 }
 

@@ -13,7 +13,10 @@ import { CLASSES, classLabel, holdersOf } from './classes.js';
 import { advanceCriteria, startProgress } from './monitor.js';
 import { PlanBuilder, deepestInstance, runPlan, searchOracle, startState, walkTargets, type OracleOp, type PutRelation } from './plans.js';
 import { ET_PLAN_FAMILIES, type Criterion, type EtPlanFamily, type EtPlanItem, type EtPlanSubset, type NodeRef } from './task.js';
-import { TEMPLATES, fillTemplate } from './templates.js';
+import { RELATION_WORDS, TEMPLATES, fillTemplate } from './templates.js';
+import { OCCLUSION, percentile } from './occlusion.js';
+
+export { OCCLUSION, percentile };
 
 /** Categories that are not things to find or move. */
 const STRUCTURAL = new Set(['Rooms', 'Floor', 'Floors', 'Walls', 'Ceiling', 'Doors', 'Windows', 'Characters']);
@@ -26,7 +29,28 @@ export function stepCap(family: EtPlanFamily, rel: PutRelation | undefined): num
   return rel === 'ON' ? 50 : 75;
 }
 
-type SpatialRelation = 'ON' | 'INSIDE' | 'CLOSE';
+type SpatialRelation = 'ON' | 'INSIDE' | 'CLOSE' | 'FACING';
+
+/**
+ * The task mix: `project` (ON, INSIDE and CLOSE constraints, any order; the object alone constrained)
+ * or `released` (as the released task files: INSIDE a room, ON, FACING and INSIDE a thing in their
+ * proportions, and manipulation-spatial tasks that constrain the destination too).
+ */
+export const TASK_MIXES = ['project', 'released'] as const;
+export type TaskMix = (typeof TASK_MIXES)[number];
+
+/** Kinds of constraint the released mix balances: INSIDE a room, ON, FACING, INSIDE a thing. */
+type ConstraintKind = 'room' | 'ON' | 'FACING' | 'INSIDE';
+
+/**
+ * The released files' counts of each kind (navigation_tasks_with_spatial_constraint: 557 tasks;
+ * navigation_and_manipulation_tasks_with_spatial_constraint: 199 tasks, object and destination).
+ */
+export const RELEASED_CONSTRAINT_MIX: Readonly<Record<'navigation' | 'object' | 'destination', Readonly<Record<ConstraintKind, number>>>> = {
+  navigation: { room: 310, ON: 181, FACING: 46, INSIDE: 20 },
+  object: { room: 105, ON: 61, FACING: 21, INSIDE: 12 },
+  destination: { room: 128, ON: 50, FACING: 17, INSIDE: 4 },
+};
 
 /** What one apartment offers the generators. */
 export class Scene {
@@ -91,7 +115,11 @@ const shuffle = <T>(rng: Rng, xs: T[]): T[] => {
   return xs;
 };
 
-const REL_CODE: Record<SpatialRelation, RelCode> = { ON: REL.ON, INSIDE: REL.INSIDE, CLOSE: REL.CLOSE };
+function* mapIter<T, U>(xs: Iterable<T>, f: (x: T) => U): Generator<U> {
+  for (const x of xs) yield f(x);
+}
+
+const REL_CODE: Record<SpatialRelation, RelCode> = { ON: REL.ON, INSIDE: REL.INSIDE, CLOSE: REL.CLOSE, FACING: REL.FACING };
 
 /** A spatial constraint on a class: its instances that are REL some instance of the anchor class. */
 interface Constraint {
@@ -102,10 +130,16 @@ interface Constraint {
   ids: number[];
   /** 0 when the class has several instances and the constraint picks some of them, else 1. */
   tier: number;
+  /** Its kind in the released mix: INSIDE a room, ON, FACING or INSIDE a thing. */
+  kind: ConstraintKind;
 }
 
-/** Spatial constraints that hold at the start, for the classes `keep` accepts. */
-function constraints(scene: Scene, keep: (id: number) => boolean): Constraint[] {
+/**
+ * Spatial constraints that hold at the start, for the classes `keep` accepts: ON, INSIDE (a container
+ * or a room) and CLOSE (project mix), or ON, INSIDE and FACING (released mix: the released files use
+ * no CLOSE constraint; FACING anchors are what a thing faces, a TV or a computer).
+ */
+function constraints(scene: Scene, keep: (id: number) => boolean, mix: TaskMix = 'project'): Constraint[] {
   const g = scene.graph;
   const byKey = new Map<string, Constraint>();
   for (const [cls, ids] of scene.byClass) {
@@ -114,14 +148,16 @@ function constraints(scene: Scene, keep: (id: number) => boolean): Constraint[] 
       const anchors: [SpatialRelation, number][] = [
         ...scene.start.out(x, REL.INSIDE).map((a) => ['INSIDE', a] as [SpatialRelation, number]),
         ...scene.start.out(x, REL.ON).map((a) => ['ON', a] as [SpatialRelation, number]),
-        // "Next to" anchors are pieces of furniture, not other small things.
-        ...scene.start.out(x, REL.CLOSE).filter((a) => scene.byClass.has(g.node(a)!.className) && !scene.has(a, 'GRABBABLE')).map((a) => ['CLOSE', a] as [SpatialRelation, number]),
+        ...(mix === 'released'
+          ? scene.start.out(x, REL.FACING).filter((a) => !g.isRoom(a)).map((a) => ['FACING', a] as [SpatialRelation, number])
+          // "Next to" anchors are pieces of furniture, not other small things.
+          : scene.start.out(x, REL.CLOSE).filter((a) => scene.byClass.has(g.node(a)!.className) && !scene.has(a, 'GRABBABLE')).map((a) => ['CLOSE', a] as [SpatialRelation, number])),
       ];
       for (const [rel, a] of anchors) {
         const anchorCls = g.node(a)!.className;
         if (anchorCls === cls) continue;
         const key = `${cls} ${rel} ${anchorCls}`;
-        if (!byKey.has(key)) byKey.set(key, { cls, rel, anchorCls, ids: [], tier: 1 });
+        if (!byKey.has(key)) byKey.set(key, { cls, rel, anchorCls, ids: [], tier: 1, kind: rel === 'INSIDE' ? (g.isRoom(a) ? 'room' : 'INSIDE') : rel === 'CLOSE' ? 'ON' : rel });
         const c = byKey.get(key)!;
         if (!c.ids.includes(x)) c.ids.push(x);
       }
@@ -147,6 +183,10 @@ interface Draft {
   criteria: Criterion[][];
   targets: number[];
   constraint?: { relation: SpatialRelation; anchor: number };
+  /** The destination's constraint (released mix, manipulation-spatial). */
+  destinationConstraint?: { relation: SpatialRelation; anchor: number };
+  /** The constraint kinds, tallied when the task is kept (released mix). */
+  kinds?: { object?: ConstraintKind; destination?: ConstraintKind };
   arms: 1 | 2;
   stepCap: number;
   phrasings: string[];
@@ -188,8 +228,37 @@ function carryOrders(n: number, dest: number, rel: PutRelation, arms: 1 | 2, ope
   return [...out, ...withOpen];
 }
 
+/** Constraint kinds of the tasks kept so far (the released mix balances against them). */
+export interface KindTally {
+  object: Map<ConstraintKind, number>;
+  destination: Map<ConstraintKind, number>;
+}
+
+const KINDS: readonly ConstraintKind[] = ['room', 'ON', 'FACING', 'INSIDE'];
+
+/**
+ * Kinds in the order to try next: those furthest below their share of the kept tasks first (weight
+ * share times kept + 1, less kept of that kind), then in KINDS order.
+ */
+function kindOrder(weights: Readonly<Record<ConstraintKind, number>>, kept: ReadonlyMap<ConstraintKind, number>): ConstraintKind[] {
+  const total = KINDS.reduce((n, k) => n + (kept.get(k) ?? 0), 0);
+  const w = KINDS.reduce((n, k) => n + weights[k], 0);
+  const gap = (k: ConstraintKind) => (weights[k] / w) * (total + 1) - (kept.get(k) ?? 0);
+  return KINDS.filter((k) => weights[k] > 0).sort((a, b) => gap(b) - gap(a) || KINDS.indexOf(a) - KINDS.indexOf(b));
+}
+
+/** Constraints drawn kind by kind (kindOrder), each kind's in tiered order, until all are used. */
+function* balanced(rng: Rng, cs: Constraint[], weights: Readonly<Record<ConstraintKind, number>>, kept: ReadonlyMap<ConstraintKind, number>): Generator<Constraint> {
+  const queues = new Map(KINDS.map((k) => [k, tiered(rng, cs.filter((c) => c.kind === k))]));
+  for (;;) {
+    const k = kindOrder(weights, kept).find((kind) => queues.get(kind)!.length > 0);
+    if (k === undefined) return;
+    yield queues.get(k)!.shift()!;
+  }
+}
+
 /** Candidate drafts of a family, best first, lazily. */
-function* drafts(scene: Scene, family: EtPlanFamily, rng: Rng): Generator<Draft | null> {
+function* drafts(scene: Scene, family: EtPlanFamily, rng: Rng, mix: TaskMix = 'project', tally: KindTally = { object: new Map(), destination: new Map() }): Generator<Draft | null> {
   const grabbable = (id: number) => scene.has(id, 'GRABBABLE');
   const destination = (id: number) => !grabbable(id) && scene.putRelation(id) !== null;
   const vessel = (id: number) => grabbable(id) && scene.putRelation(id) !== null;
@@ -207,9 +276,11 @@ function* drafts(scene: Scene, family: EtPlanFamily, rng: Rng): Generator<Draft 
 
   if (family === 'navigation' || family === 'navigation-spatial') {
     const spatial = family === 'navigation-spatial';
-    const options: { cls: string; c?: Constraint }[] = spatial
-      ? tiered(rng, constraints(scene, () => true)).map((c) => ({ cls: c.cls, c }))
-      : shuffle(rng, classes(() => true)).map((cls) => ({ cls }));
+    const options: Iterable<{ cls: string; c?: Constraint }> = !spatial
+      ? shuffle(rng, classes(() => true)).map((cls) => ({ cls }))
+      : mix === 'released'
+        ? mapIter(balanced(rng, constraints(scene, () => true, mix), RELEASED_CONSTRAINT_MIX.navigation, tally.object), (c) => ({ cls: c.cls, c }))
+        : tiered(rng, constraints(scene, () => true)).map((c) => ({ cls: c.cls, c }));
     for (const { cls, c } of options) {
       const domain = c ? c.ids : scene.instances(cls);
       const x = deepestInstance(scene.start, domain);
@@ -222,6 +293,7 @@ function* drafts(scene: Scene, family: EtPlanFamily, rng: Rng): Generator<Draft 
         criteria: [[crit(scene, 'CLOSE', 'character', x)]],
         targets: anchor === undefined ? [x] : [x, anchor],
         ...(c && anchor !== undefined ? { constraint: { relation: c.rel, anchor } } : {}),
+        ...(c ? { kinds: { object: c.kind } } : {}),
         arms: 1,
         stepCap: stepCap(family, undefined),
         phrasings: phrase(family, labels, c?.rel),
@@ -239,13 +311,20 @@ function* drafts(scene: Scene, family: EtPlanFamily, rng: Rng): Generator<Draft 
   if (family === 'manipulation' || family === 'manipulation-spatial') {
     const spatial = family === 'manipulation-spatial';
     const dests = classes(destination);
-    const sources: { cls: string; c?: Constraint }[] = spatial
-      ? tiered(rng, constraints(scene, grabbable)).map((c) => ({ cls: c.cls, c }))
-      : shuffle(rng, classes(grabbable)).map((cls) => ({ cls }));
+    const released = spatial && mix === 'released';
+    const sources: Iterable<{ cls: string; c?: Constraint }> = !spatial
+      ? shuffle(rng, classes(grabbable)).map((cls) => ({ cls }))
+      : released
+        ? mapIter(balanced(rng, constraints(scene, grabbable, mix), RELEASED_CONSTRAINT_MIX.object, tally.object), (c) => ({ cls: c.cls, c }))
+        : tiered(rng, constraints(scene, grabbable)).map((c) => ({ cls: c.cls, c }));
+    const destConstraints = released ? constraints(scene, destination, mix) : [];
     for (const { cls, c } of sources) {
-      const ys = shuffle(rng, dests.filter((y) => y !== cls && plausible(cls, y)));
-      for (const ycls of ys.slice(0, 3)) {
-        const d = destDomain(ycls, destination);
+      // Released mix: each destination comes with a constraint of the kind furthest below its share.
+      const ys: { ycls: string; cy?: Constraint }[] = released
+        ? kindOrder(RELEASED_CONSTRAINT_MIX.destination, tally.destination).flatMap((k) => shuffle(rng, destConstraints.filter((cy) => cy.kind === k && cy.cls !== cls && plausible(cls, cy.cls)))).map((cy) => ({ ycls: cy.cls, cy }))
+        : shuffle(rng, dests.filter((y) => y !== cls && plausible(cls, y))).map((ycls) => ({ ycls }));
+      for (const { ycls, cy } of ys.slice(0, 3)) {
+        const d = destDomain(ycls, cy ? (id) => destination(id) && cy.ids.includes(id) : destination);
         const xs = notDone(c ? c.ids : scene.instances(cls, grabbable), d.rel, d.domain);
         if (xs.length === 0) {
           yield null;
@@ -253,14 +332,18 @@ function* drafts(scene: Scene, family: EtPlanFamily, rng: Rng): Generator<Draft 
         }
         const x = deepestInstance(scene.start, xs);
         const anchor = c ? anchorOf(scene, x, c) : undefined;
-        const labels = { x: label(cls), y: label(ycls), ...(c ? { a: label(c.anchorCls) } : {}) };
+        const yAnchor = cy ? anchorOf(scene, d.gt, cy) : undefined;
+        const yLabel = cy ? `${label(ycls)} ${RELATION_WORDS.rel[cy.rel]} ${label(cy.anchorCls)}` : label(ycls);
+        const labels = { x: label(cls), y: yLabel, ...(c ? { a: label(c.anchorCls) } : {}) };
         yield {
           family,
           level: c ? c.rel.toLowerCase() : d.rel.toLowerCase(),
           vars: [{ gt: x, domain: xs }, { gt: d.gt, domain: d.domain }],
           criteria: [[crit(scene, d.rel, x, d.gt), crit(scene, 'CLOSE', 'character', d.gt)]],
-          targets: anchor === undefined ? [x, d.gt] : [x, d.gt, anchor],
+          targets: [x, d.gt, ...(anchor === undefined ? [] : [anchor]), ...(yAnchor === undefined ? [] : [yAnchor])],
           ...(c && anchor !== undefined ? { constraint: { relation: c.rel, anchor } } : {}),
+          ...(cy && yAnchor !== undefined ? { destinationConstraint: { relation: cy.rel, anchor: yAnchor } } : {}),
+          ...(c ? { kinds: { object: c.kind, ...(cy ? { destination: cy.kind } : {}) } } : {}),
           arms: 1,
           stepCap: stepCap(family, d.rel),
           phrasings: phrase(family, labels, c?.rel, { y: d.rel }),
@@ -413,13 +496,23 @@ export const MAX_TRIES_PER_TASK = 8;
  * Up to `count` tasks of one family on one apartment. `seed` fixes the candidate order, start rooms
  * and wording. Items carry no subsets yet (occlusionSubsets, over a whole run).
  */
-export function generateFamily(scene: Scene, family: EtPlanFamily, count: number, seed: number, apartmentIndex: number): FamilyResult {
-  const rng = new Rng(seed, apartmentIndex, ET_PLAN_FAMILIES.indexOf(family), 0x7a5c);
+export function generateFamily(
+  scene: Scene,
+  family: EtPlanFamily,
+  count: number,
+  seed: number,
+  apartmentIndex: number,
+  mix: TaskMix = 'project',
+  /** The released mix's kinds kept so far, shared by a family's calls over a run's apartments so the run follows the shares. */
+  tally: KindTally = { object: new Map(), destination: new Map() },
+): FamilyResult {
+  // The project mix keeps its stream; the released one draws from its own.
+  const rng = mix === 'project' ? new Rng(seed, apartmentIndex, ET_PLAN_FAMILIES.indexOf(family), 0x7a5c) : new Rng(seed, apartmentIndex, ET_PLAN_FAMILIES.indexOf(family), 0x7a5c, 1);
   const out: FamilyResult = { items: [], generated: 0, dropped: {}, skipped: 0 };
   const drop = (r: DropReason) => (out.dropped[r] = (out.dropped[r] ?? 0) + 1);
   const g = scene.graph;
   let tries = 0;
-  for (const draft of drafts(scene, family, rng)) {
+  for (const draft of drafts(scene, family, rng, mix, tally)) {
     if (out.items.length >= count || tries >= count * MAX_TRIES_PER_TASK) break;
     tries++;
     if (draft === null) {
@@ -456,6 +549,10 @@ export function generateFamily(scene: Scene, family: EtPlanFamily, count: number
     const target = g.node(draft.targets[0])!;
     const size = target.raw.bounding_box?.size;
     const phrasings = draft.phrasings;
+    for (const side of ['object', 'destination'] as const) {
+      const k = draft.kinds?.[side];
+      if (k !== undefined) tally[side].set(k, (tally[side].get(k) ?? 0) + 1);
+    }
     out.items.push({
       id: `${scene.name}/${family}/${String(out.items.length).padStart(3, '0')}`,
       benchmark: 'et-plan',
@@ -469,6 +566,7 @@ export function generateFamily(scene: Scene, family: EtPlanFamily, count: number
       ...(Object.keys(candidates).length > 0 ? { candidates } : {}),
       targets: draft.targets.map((id) => scene.ref(id)),
       ...(draft.constraint ? { constraint: { relation: draft.constraint.relation, anchor: scene.ref(draft.constraint.anchor) } } : {}),
+      ...(draft.destinationConstraint ? { destination_constraint: { relation: draft.destinationConstraint.relation, anchor: scene.ref(draft.destinationConstraint.anchor) } } : {}),
       arms: draft.arms,
       ground_truth: builder.lines,
       oracle: oracle.lines,
@@ -484,18 +582,6 @@ export function generateFamily(scene: Scene, family: EtPlanFamily, count: number
   }
   return out;
 }
-
-/** The p-th percentile (0..100) of values, linearly interpolated between order statistics (numpy's default). */
-export function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const v = [...values].sort((a, b) => a - b);
-  const h = ((v.length - 1) * p) / 100;
-  const lo = Math.floor(h);
-  return lo + 1 < v.length ? v[lo] + (h - lo) * (v[lo + 1] - v[lo]) : v[lo];
-}
-
-/** Occlusion subsets: size strictly below the 20th percentile of target size, distance strictly above the 80th of start distance. */
-export const OCCLUSION = { size: 20, distance: 80 } as const;
 
 /**
  * Tags occlusion subsets in place, with percentiles over each family's tasks of the run (a released

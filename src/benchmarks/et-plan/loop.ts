@@ -85,7 +85,7 @@ export function episodeMaker(graphs: ReadonlyMap<string, EngineGraph | GsrError>
     const graph = graphs.get(`${item.root}\0${item.apartment}`);
     if (graph === undefined) throw new GsrError(`item ${item.id}: apartment ${item.apartment} was not loaded`);
     if (graph instanceof GsrError) throw new GsrError(`item ${item.id}: ${graph.message}`);
-    const world = new EtPlanWorld(item, graph, perceptionOf(graph, item), s.route, s.layout_map ? layoutOf(graph) : null);
+    const world = new EtPlanWorld(item, graph, perceptionOf(graph, item), s.route, s.layout_map ? layoutOf(graph) : null, s.start);
     if (protocol === 'released') return new ReleasedEpisode(world, protocolVariant(protocol, s), s.released.prompting);
     return protocol === 'paper' ? new PaperEpisode(world, protocol) : new StepEpisode(world, protocol);
   };

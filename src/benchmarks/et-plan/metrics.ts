@@ -5,20 +5,29 @@
  * evaluation code's departures are named quirks (settings.ts, METRIC_QUIRKS).
  */
 import { wilsonInterval } from '../../analysis/power.js';
-import type { MetricQuirk } from './settings.js';
+import { OCCLUSION, percentile } from './occlusion.js';
+import { STEP_MAX, type MetricQuirk, type OcclusionPool } from './settings.js';
 
 /** One episode as the metrics see it. */
 export interface EpisodeOutcome {
   model: string;
   item: string;
   task: string;
+  /** The item's occlusion subsets as tagged at generation (used unless they are recomputed: occlusionTags). */
   subsets: readonly string[];
   success: boolean;
   /** Engine actions that executed, in order. */
   actions: readonly string[];
   groundTruth: readonly string[];
-  distance: number;
+  /** Moving distance as the episode measured it (walks and moving finds); null when unknown (a log without one). */
+  distance: number | null;
+  /** The released recorder's distance: straight segments between `[walk]` targets only (distance-walks-only). */
+  walkDistance?: number | null;
   stepCap: number;
+  /** Whether a record (an episode, a log line) exists; false: the item counts as a failure, and the released scripts skip it. */
+  recorded?: boolean;
+  /** The occlusion figures: target size and start distance (absent: in no recomputed subset). */
+  figures?: { size: number; startDistance: number };
 }
 
 /**
@@ -63,25 +72,36 @@ export interface MetricRow {
   lcs_length: number | null;
   lcs_ratio: number | null;
   distance: number | null;
+  /** Why some values are empty (no episode; no success, where the released script divides by zero), else null. */
+  note: string | null;
 }
 
 const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+/** The distance a metric reads: the released recorder's (walks only) under distance-walks-only. */
+function distanceOf(e: EpisodeOutcome, quirks: ReadonlySet<MetricQuirk>): number | null {
+  return quirks.has('distance-walks-only') && e.walkDistance !== undefined ? e.walkDistance : e.distance;
+}
 
 /**
  * The metrics of a group of episodes.
  * - success rate: successes / n.
  * - sequence length: executed actions, mean over successful episodes (failures-at-cap: over all
- *   episodes, a failed one counting its step cap).
+ *   episodes, a failed one counting its step cap; failures-at-step-max: counting STEP_MAX = 40).
  * - LCS length: LCS of the normalised ground truth and executed actions, mean over all episodes.
  * - LCS ratio: LCS / ground-truth length, mean over all episodes (ratio-one-when-longer: 1 whenever
  *   the ground truth is longer than the executed actions).
- * - distance: moving distance, mean over all episodes (distance-successes-only: over successes).
- * - drop-zero-distance: episodes that moved 0 are left out of every metric.
+ * - distance: moving distance, mean over the episodes that have one (distance-successes-only: over
+ *   successes; distance-walks-only: the released recorder's, `[walk]` lines only).
+ * - drop-zero-distance: episodes whose distance is 0 are left out of every metric.
+ * A value with nothing to average is null, and `note` says why.
  */
 export function groupMetrics(episodes: readonly EpisodeOutcome[], quirks: ReadonlySet<MetricQuirk>, at: Pick<MetricRow, 'model' | 'task' | 'subset'>): MetricRow {
-  const kept = quirks.has('drop-zero-distance') ? episodes.filter((e) => e.distance !== 0) : episodes;
+  const kept = quirks.has('drop-zero-distance') ? episodes.filter((e) => distanceOf(e, quirks) !== 0) : episodes;
   const wins = kept.filter((e) => e.success);
-  const lengths = quirks.has('failures-at-cap') ? kept.map((e) => (e.success ? e.actions.length : e.stepCap)) : wins.map((e) => e.actions.length);
+  const failedAt = (e: EpisodeOutcome) => (quirks.has('failures-at-step-max') ? STEP_MAX : e.stepCap);
+  const allSteps = quirks.has('failures-at-cap') || quirks.has('failures-at-step-max');
+  const lengths = allSteps ? kept.map((e) => (e.success ? e.actions.length : failedAt(e))) : wins.map((e) => e.actions.length);
   const lcs = kept.map((e) => {
     const gt = e.groundTruth.map(normaliseAction);
     const agent = e.actions.map(normaliseAction);
@@ -89,7 +109,15 @@ export function groupMetrics(episodes: readonly EpisodeOutcome[], quirks: Readon
     const ratio = quirks.has('ratio-one-when-longer') && gt.length > agent.length ? 1 : gt.length === 0 ? 0 : l / gt.length;
     return { l, ratio };
   });
+  const distances = (quirks.has('distance-successes-only') ? wins : kept).map((e) => distanceOf(e, quirks)).filter((d): d is number => d !== null);
   const w = kept.length ? wilsonInterval(wins.length, kept.length) : null;
+  const notes: string[] = [];
+  if (kept.length === 0) notes.push(episodes.length ? 'every episode dropped (zero distance)' : 'no episode');
+  else if (wins.length === 0) {
+    const empty = [...(allSteps ? [] : ['sequence length']), ...(quirks.has('distance-successes-only') ? ['moving distance'] : [])];
+    if (empty.length) notes.push(`no successful episode: ${empty.join(' and ')} empty${quirks.has('distance-successes-only') ? ' (the released script divides by zero here)' : ''}`);
+  }
+  if (distances.length === 0 && kept.some((e) => distanceOf(e, quirks) === null) && !(quirks.has('distance-successes-only') && wins.length === 0)) notes.push('no moving distance in the records');
   return {
     ...at,
     n: kept.length,
@@ -101,12 +129,58 @@ export function groupMetrics(episodes: readonly EpisodeOutcome[], quirks: Readon
     sequence_length: mean(lengths),
     lcs_length: mean(lcs.map((x) => x.l)),
     lcs_ratio: mean(lcs.map((x) => x.ratio)),
-    distance: mean((quirks.has('distance-successes-only') ? wins : kept).map((e) => e.distance)),
+    distance: mean(distances),
+    note: notes.length ? notes.join('; ') : null,
   };
 }
 
-/** Rows per model: each family and subset, each family over all its episodes, and all episodes. */
-export function metricRows(episodes: readonly EpisodeOutcome[], quirks: ReadonlySet<MetricQuirk>): MetricRow[] {
+/** How occlusion subsets are taken when they are recomputed at scoring. */
+export interface OcclusionOptions {
+  pool: OcclusionPool;
+  /** Over the tasks that have a record, per model (the released occlusion script); else over every task. */
+  recordedOnly: boolean;
+}
+
+/**
+ * Occlusion subsets recomputed from the figures, one list per outcome (same order): per model, over
+ * each family's outcomes (or all of them, pooled) that have figures (and a record, with
+ * `recordedOnly`), `occlusion-size` for a target size strictly below the 20th percentile and
+ * `occlusion-distance` for a start distance strictly above the 80th (numpy's linear percentiles), as
+ * evaluate_nav_mani_occlusion.py takes them.
+ */
+export function occlusionTags(outcomes: readonly EpisodeOutcome[], o: OcclusionOptions): string[][] {
+  const tags = outcomes.map((): string[] => []);
+  const groups = new Map<string, number[]>();
+  outcomes.forEach((e, i) => {
+    if (e.figures === undefined || (o.recordedOnly && e.recorded === false)) return;
+    const key = `${e.model}\0${o.pool === 'pooled' ? '' : e.task}`;
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, [i]);
+    else g.push(i);
+  });
+  for (const idx of groups.values()) {
+    const size = percentile(idx.map((i) => outcomes[i].figures!.size), OCCLUSION.size);
+    const distance = percentile(idx.map((i) => outcomes[i].figures!.startDistance), OCCLUSION.distance);
+    for (const i of idx) {
+      if (outcomes[i].figures!.size < size) tags[i].push('occlusion-size');
+      if (outcomes[i].figures!.startDistance > distance) tags[i].push('occlusion-distance');
+    }
+  }
+  return tags;
+}
+
+/** Whether metricRows recomputes the subsets (occlusion-over-recorded, or pooled percentiles). */
+export function recomputesSubsets(quirks: ReadonlySet<MetricQuirk>, pool: OcclusionPool = 'family'): boolean {
+  return quirks.has('occlusion-over-recorded') || pool === 'pooled';
+}
+
+/**
+ * Rows per model: each family and subset, each family over all its episodes, and all episodes.
+ * Subsets are the outcomes' own unless recomputesSubsets (then occlusionTags).
+ */
+export function metricRows(episodes: readonly EpisodeOutcome[], quirks: ReadonlySet<MetricQuirk>, pool: OcclusionPool = 'family'): MetricRow[] {
+  const tags = recomputesSubsets(quirks, pool) ? occlusionTags(episodes, { pool, recordedOnly: quirks.has('occlusion-over-recorded') }) : episodes.map((e) => e.subsets);
+  const subsetsOf = new Map(episodes.map((e, i) => [e, tags[i]]));
   const rows: MetricRow[] = [];
   const models = [...new Set(episodes.map((e) => e.model))];
   for (const model of models) {
@@ -115,10 +189,15 @@ export function metricRows(episodes: readonly EpisodeOutcome[], quirks: Readonly
     for (const task of tasks) {
       const ofTask = mine.filter((e) => e.task === task);
       rows.push(groupMetrics(ofTask, quirks, { model, task, subset: 'all' }));
-      const subsets = [...new Set(ofTask.flatMap((e) => e.subsets))].sort();
-      for (const subset of subsets) rows.push(groupMetrics(ofTask.filter((e) => e.subsets.includes(subset)), quirks, { model, task, subset }));
+      const subsets = [...new Set(ofTask.flatMap((e) => subsetsOf.get(e)!))].sort();
+      for (const subset of subsets) rows.push(groupMetrics(ofTask.filter((e) => subsetsOf.get(e)!.includes(subset)), quirks, { model, task, subset }));
     }
     rows.push(groupMetrics(mine, quirks, { model, task: 'all', subset: 'all' }));
   }
   return rows;
+}
+
+/** The rows' notes as lines (`model, family, subset: note`), for a table's footnote. */
+export function rowNotes(rows: readonly MetricRow[]): string[] {
+  return rows.filter((r) => r.note !== null).map((r) => `${r.model}, ${r.task}, ${r.subset}: ${r.note}`);
 }

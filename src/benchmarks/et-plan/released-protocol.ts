@@ -354,7 +354,7 @@ export class ReleasedEpisode implements Episode {
     const object = (goal.from as { class: string }).class;
     const dest = goal.to.class;
     const oc = item.constraint;
-    const dc = (item as { dest_constraint?: { relation: string; anchor: { class: string } } }).dest_constraint;
+    const dc = item.destination_constraint;
     const objectId = oc ? yield* this.exploreConstrained(object, oc.anchor.class, oc.relation) : yield* this.explore(object);
     if (!objectId) return;
     const prev = this.beforeLast();

@@ -8,12 +8,14 @@
  * optionally split into `STEP_1:` ... `STEP_k:`), `env_id` and `ground_truth_plan` (Unity lines
  * prefixed `<char0> `, `[put]` for put-on).
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { writeEtPlanLogs } from '../../formats/et-plan-logs.js';
 import { basename, extname, join, relative, resolve, sep } from 'node:path';
-import { RELEASED_TASKS_FILE, writeEtPlanReleasedTasks, type EtPlanReleasedTask, type ReleasedCriterion } from '../../formats/et-plan-released.js';
+import { RELEASED_RELATIONS, RELEASED_TASKS_FILE, readEtPlanReleasedTasks, writeEtPlanReleasedTasks, type EtPlanReleasedTask, type ReleasedCriterion } from '../../formats/et-plan-released.js';
 import { confinedRealPath, readConfined } from '../../util/confined.js';
 import { GsrError } from '../../util/errors.js';
 import { parseScriptLine } from './engine/index.js';
+import { engineSyntax, oracleLogs } from './released-logs.js';
 import type { EtPlanFamily } from './task.js';
 
 /** The released files by name (without extension) and the family each holds. */
@@ -34,12 +36,12 @@ function triples(text: string, where: string): ReleasedCriterion[] {
   const out: ReleasedCriterion[] = [];
   for (const m of text.matchAll(TRIPLE)) {
     const relation = m[1].toUpperCase();
-    if (relation !== 'CLOSE' && relation !== 'ON' && relation !== 'INSIDE') throw new GsrError(`${where}: relation "${m[1]}" (expected CLOSE, ON or INSIDE)`);
+    if (!(RELEASED_RELATIONS as readonly string[]).includes(relation)) throw new GsrError(`${where}: relation "${m[1]}" (expected ${RELEASED_RELATIONS.join(', ')})`);
     const name = (s: string) => {
       if (s === '') throw new GsrError(`${where}: empty name in "${m[0]}"`);
       return s === 'robot' ? 'character' : s;
     };
-    out.push({ relation, from: name(m[2]), to: name(m[3]) });
+    out.push({ relation: relation as ReleasedCriterion['relation'], from: name(m[2]), to: name(m[3]) });
   }
   const rest = text.replace(TRIPLE, '');
   if (!/^[\s,&;]*$/.test(rest)) throw new GsrError(`${where}: unexpected text "${rest.trim().slice(0, 40)}" between the (RELATION, a, b) triples`);
@@ -61,7 +63,7 @@ export function parseReleasedCriteria(text: string, where = 'criterion'): Releas
 
 /** A released plan line in engine syntax: the `<charN> ` prefix removed, `[put]` as `[putback]`. */
 export function releasedPlanLine(text: string, where = 'plan line'): string {
-  const line = text.replace(/^\s*<char\d+>\s*/i, '').replace(/^(\s*)\[put\]/i, '$1[putback]');
+  const line = engineSyntax(text);
   const p = parseScriptLine(line);
   if (!p.ok) throw new GsrError(`${where}: "${text.slice(0, 60)}" does not parse (${p.message})`);
   return line;
@@ -214,9 +216,32 @@ export function releasedStats(tasks: readonly EtPlanReleasedTask[]): Partial<Rec
 }
 
 /** `gsr dataset import et-plan`: imports the files under `root` into OUT/released-tasks.jsonl. */
-export async function importReleased(root: string, outDir: string, options: { skipInvalid?: boolean } = {}): Promise<Omit<ReleasedImport, 'tasks'> & { out: string; tasks: number; stats: ReturnType<typeof releasedStats> }> {
+export async function importReleased(
+  root: string,
+  outDir: string,
+  options: { skipInvalid?: boolean; oracleLog?: string } = {},
+): Promise<Omit<ReleasedImport, 'tasks'> & { out: string; tasks: number; stats: ReturnType<typeof releasedStats>; oracleLog?: string }> {
   const r = await importReleasedTasks(root, options);
   const out = join(resolve(outDir), RELEASED_TASKS_FILE);
   await writeEtPlanReleasedTasks(out, r.tasks);
-  return { out, tasks: r.tasks.length, files: r.files, skipped: r.skipped, stats: releasedStats(r.tasks) };
+  if (options.oracleLog !== undefined) await writeEtPlanLogs(options.oracleLog, oracleLogs(r.tasks));
+  return { out, tasks: r.tasks.length, files: r.files, skipped: r.skipped, stats: releasedStats(r.tasks), ...(options.oracleLog !== undefined ? { oracleLog: options.oracleLog } : {}) };
+}
+
+/**
+ * The released tasks at `path`: a released-tasks.jsonl file, the folder an import wrote it to, or a
+ * checkout's folder of released task files (imported on the fly).
+ */
+export async function loadReleasedTasks(path: string): Promise<EtPlanReleasedTask[]> {
+  const p = resolve(path);
+  let s;
+  try {
+    s = await stat(p);
+  } catch {
+    throw new GsrError(`et-plan tasks: ${path} does not exist`);
+  }
+  if (s.isFile()) return readEtPlanReleasedTasks(p);
+  const imported = join(p, RELEASED_TASKS_FILE);
+  if (await stat(imported).then((f) => f.isFile(), () => false)) return readEtPlanReleasedTasks(imported);
+  return (await importReleasedTasks(p)).tasks;
 }

@@ -11,9 +11,9 @@ import { vegaLiteToSvg } from '../../report/plots.js';
 import type { ReportInput, ReportSection, ReportTable, ScoreCell } from '../types.js';
 import { GsrError } from '../../util/errors.js';
 import { episodeMaker, loadApartments, replayEpisode, type ReplayFrame } from './loop.js';
-import { metricRows, type EpisodeOutcome, type MetricRow } from './metrics.js';
+import { metricRows, rowNotes, type EpisodeOutcome, type MetricRow } from './metrics.js';
 import { nodeName, objectLines } from './observation.js';
-import { METRIC_QUIRKS, parseEpisodeSettings, type MetricSettings } from './settings.js';
+import { METRIC_QUIRKS, metricMode, parseEpisodeSettings, type MetricSettings } from './settings.js';
 import type { EtPlanItem } from './task.js';
 import { readEtPlanTable2, type EtPlanTable2Row } from '../../formats/et-plan-table2.js';
 
@@ -51,11 +51,7 @@ export interface EtPlanAnalysis {
   monitor?: Record<string, number>;
 }
 
-export function metricMode(m: Pick<MetricSettings, 'quirks'>): string {
-  if (m.quirks.size === 0) return 'clean';
-  if (m.quirks.size === METRIC_QUIRKS.length) return 'released';
-  return METRIC_QUIRKS.filter((q) => m.quirks.has(q)).join('+');
-}
+export { metricMode };
 
 /** Metrics and cells over every model's episodes; an item without an episode counts as a failure. */
 export function scoreEtPlan(items: ReadonlyMap<string, EtPlanItem>, episodes: ReadonlyMap<string, readonly EpisodeRecord[]>, m: MetricSettings): { cells: ScoreCell[]; analysis: EtPlanAnalysis } {
@@ -73,7 +69,8 @@ export function scoreEtPlan(items: ReadonlyMap<string, EtPlanItem>, episodes: Re
       const r = byItem.get(item.id);
       outcomes.push({
         model, item: item.id, task: item.task, subsets: item.subsets, success: r?.success ?? false, actions: r?.actions ?? [],
-        groundTruth: item.ground_truth, distance: r?.distance ?? 0, stepCap: item.step_cap,
+        groundTruth: item.ground_truth, distance: r?.distance ?? 0, walkDistance: r === undefined ? 0 : r.walk_distance, stepCap: item.step_cap,
+        recorded: r !== undefined, figures: { size: item.figures.target_size, startDistance: item.figures.start_distance },
       });
       const id = [model, item.task, item.level].join('\0');
       let c = cells.get(id);
@@ -104,10 +101,10 @@ export function scoreEtPlan(items: ReadonlyMap<string, EtPlanItem>, episodes: Re
     models.push(s);
   }
   for (const c of cells.values()) c.accuracy = c.n === 0 ? 0 : c.credit / c.n;
-  const analysis: EtPlanAnalysis = { mode, quirks: METRIC_QUIRKS.filter((q) => m.quirks.has(q)), rows: metricRows(outcomes, m.quirks), models };
+  const analysis: EtPlanAnalysis = { mode, quirks: METRIC_QUIRKS.filter((q) => m.quirks.has(q)), rows: metricRows(outcomes, m.quirks, m.occlusionPool), models };
   if (m.beside !== undefined) {
     const quirks = m.beside;
-    analysis.beside = { mode: metricMode({ quirks }), quirks: METRIC_QUIRKS.filter((q) => quirks.has(q)), rows: metricRows(outcomes, quirks) };
+    analysis.beside = { mode: metricMode({ quirks, occlusionPool: m.occlusionPool }), quirks: METRIC_QUIRKS.filter((q) => quirks.has(q)), rows: metricRows(outcomes, quirks, m.occlusionPool) };
   }
   if ([...episodes.values()].some((rs) => rs.some((r) => r.monitor_success !== undefined))) analysis.monitor = monitorRates(items, episodes);
   return { cells: [...cells.values()], analysis };
@@ -151,10 +148,13 @@ export function etPlanTables(_cells: ScoreCell[], analysis?: unknown): ReportTab
       r.model, protocol.get(r.model) ?? null, r.task, r.subset, r.n, pct(r.success_rate), r.success_low === null ? null : `${pct(r.success_low)}–${pct(r.success_high)}`,
       ...(monitor ? [pct(monitor[[r.model, r.task, r.subset].join('\0')] ?? null)] : []), r2(r.sequence_length), r2(r.lcs_length), r2(r.lcs_ratio), r2(r.distance),
     ]),
-    note: (quirks.length
-      ? `Metric set ${mode}: quirks of the released evaluation applied: ${quirks.join(', ')} (docs/et-plan.md, "Metrics").`
-      : 'Metric set clean: sequence length over successful episodes; LCS length, LCS ratio (LCS / ground-truth length) and moving distance over all episodes. CI: Wilson score interval.') +
-      (monitor ? ' Success is the protocol\'s verdict (the released controller\'s); monitor success is the completion monitor\'s over the same episodes.' : ''),
+    note: [
+      quirks.length
+        ? `Metric set ${mode}: quirks of the released evaluation applied: ${quirks.join(', ')} (docs/et-plan.md, "Metrics").`
+        : 'Metric set clean: sequence length over successful episodes; LCS length, LCS ratio (LCS / ground-truth length) and moving distance over all episodes. CI: Wilson score interval.',
+      ...(monitor ? ['Success is the protocol\'s verdict (the released controller\'s); monitor success is the completion monitor\'s over the same episodes.'] : []),
+      ...rowNotes(rows).map((n) => `Empty: ${n}.`),
+    ].join(' '),
   });
   return [
     metricTable('et-plan-metrics', a.mode, a.quirks, a.rows, a.monitor),

@@ -13,7 +13,7 @@ import { GsrError } from '../../util/errors.js';
 import type { ItemSet } from '../types.js';
 import { DEFAULT_APARTMENT_SETTINGS, checkApartment, generateApartment } from './apartment.js';
 import { EngineGraph } from './engine/index.js';
-import { OCCLUSION, Scene, generateFamily, occlusionSubsets, type FamilyResult } from './generate.js';
+import { OCCLUSION, Scene, TASK_MIXES, generateFamily, occlusionSubsets, type FamilyResult, type KindTally } from './generate.js';
 import { ET_PLAN_FAMILIES, type EtPlanFamily, type EtPlanItem } from './task.js';
 import { TEMPLATES } from './templates.js';
 
@@ -42,8 +42,32 @@ export const EtPlanGenerateSchema = z.strictObject({
   rooms: RoomsSchema.default([...DEFAULT_APARTMENT_SETTINGS.rooms]),
   /** A folder of VirtualHome graph files (*.json) to use instead of generated apartments. */
   graphs: z.string().min(1).optional(),
+  /** The task mix (generate.ts, TASK_MIXES): the project's, or the released files' constraints. */
+  mix: z.enum(TASK_MIXES).default('project'),
+  /**
+   * Tasks wanted per family over all apartments (replaces `count`): `released` (the released files'
+   * counts), `paper` (the paper's dataset sizes, SIZE_PRESETS) or a count per family.
+   */
+  sizes: z.union([z.enum(['released', 'paper']), z.partialRecord(z.enum(ET_PLAN_FAMILIES), z.number().int().min(0).max(1_000_000))]).optional(),
 });
 export type EtPlanGenerateSettings = z.input<typeof EtPlanGenerateSchema>;
+
+/**
+ * Task counts per family. `released`: the 7 released files (2,023 tasks). `paper`: the dataset sizes of
+ * the repository's images/data_stats.png where a family matches one: navigation 834, navigation with a
+ * spatial relation 674, navigation and manipulation 1,968, with spatial understanding 5,601, temporal
+ * or causal dependency 401, and the 862 multi-object tasks split evenly between one arm and two (our
+ * choice: the figure does not split them).
+ */
+export const SIZE_PRESETS: Readonly<Record<'released' | 'paper', Readonly<Record<EtPlanFamily, number>>>> = {
+  released: { navigation: 714, 'navigation-spatial': 557, manipulation: 186, 'manipulation-spatial': 199, temporal: 85, 'multi-one-arm': 136, 'multi-two-arm': 146 },
+  paper: { navigation: 834, 'navigation-spatial': 674, manipulation: 1968, 'manipulation-spatial': 5601, temporal: 401, 'multi-one-arm': 431, 'multi-two-arm': 431 },
+};
+
+/** A family's share of `total` on apartment `index` of `n`: equal shares, the remainder to the first ones. */
+export function shareOf(total: number, index: number, n: number): number {
+  return Math.floor(total / n) + (index < total % n ? 1 : 0);
+}
 
 function parseSettings<T extends z.ZodType>(schema: T, raw: unknown, what: string): z.infer<T> {
   const r = schema.safeParse(raw ?? {});
@@ -115,8 +139,8 @@ export interface EtPlanContext {
   settings: Omit<z.infer<typeof EtPlanGenerateSchema>, 'out'>;
   apartments: { file: string; source: 'generated' | 'graphs'; rooms: string[]; nodes: number; edges: number }[];
   templates: typeof TEMPLATES;
-  /** Candidates built and checked, tasks kept and why the others were dropped, per family. */
-  generation: Partial<Record<EtPlanFamily, Omit<FamilyResult, 'items'> & { kept: number }>>;
+  /** Candidates built and checked, tasks kept and why the others were dropped, per family (`wanted`: with `sizes`). */
+  generation: Partial<Record<EtPlanFamily, Omit<FamilyResult, 'items'> & { kept: number; wanted?: number }>>;
   /** Occlusion thresholds per family (the 20th percentile of target size, the 80th of start distance). */
   occlusion: { percentiles: typeof OCCLUSION; thresholds: ReturnType<typeof occlusionSubsets> };
   /** Added by the LLM stage when it ran (refine.ts): the model, its settings and the counts. */
@@ -144,15 +168,20 @@ export async function generateEtPlanItems(raw: Record<string, unknown>, onProgre
   }
   const items: EtPlanItem[] = [];
   const generation: EtPlanContext['generation'] = {};
+  const tallies = new Map<EtPlanFamily, KindTally>();
+  const sizes: Partial<Record<EtPlanFamily, number>> | undefined = typeof s.sizes === 'string' ? SIZE_PRESETS[s.sizes] : s.sizes;
   const total = sources.length * s.families.length;
   let done = 0;
   for (const [i, src] of sources.entries()) {
     await writeVhGraph(join(out, src.file), src.graph);
     const scene = new Scene(src.engine, src.file, src.name);
     for (const family of s.families) {
-      const r = generateFamily(scene, family, s.count, s.seed, i);
+      const wanted = sizes?.[family];
+      const count = wanted === undefined ? s.count : shareOf(wanted, i, sources.length);
+      const tally = tallies.get(family) ?? tallies.set(family, { object: new Map(), destination: new Map() }).get(family)!;
+      const r = count > 0 ? generateFamily(scene, family, count, s.seed, i, s.mix, tally) : { items: [], generated: 0, dropped: {}, skipped: 0 };
       items.push(...r.items);
-      const g = (generation[family] ??= { generated: 0, kept: 0, dropped: {}, skipped: 0 });
+      const g = (generation[family] ??= { generated: 0, kept: 0, dropped: {}, skipped: 0, ...(wanted === undefined ? {} : { wanted }) });
       g.generated += r.generated;
       g.kept += r.items.length;
       g.skipped += r.skipped;

@@ -25,7 +25,7 @@ export type NodeRef = z.infer<typeof NodeRefSchema>;
  * released task files write `robot`).
  */
 export const CriterionSchema = z.object({
-  relation: z.enum(['CLOSE', 'ON', 'INSIDE']),
+  relation: z.enum(['CLOSE', 'ON', 'INSIDE', 'FACING']),
   from: z.union([z.literal('character'), NodeRefSchema]),
   to: NodeRefSchema,
 });
@@ -64,7 +64,9 @@ export const EtPlanItemSchema = z.looseObject({
   candidates: z.record(z.string().regex(/^\d+$/), z.array(z.number().int().nonnegative()).min(1)).optional(),
   /** The objects the task is about (targets first), and the spatial-constraint anchor when there is one. */
   targets: z.array(NodeRefSchema).min(1),
-  constraint: z.object({ relation: z.enum(['ON', 'INSIDE', 'CLOSE']), anchor: NodeRefSchema }).optional(),
+  constraint: z.object({ relation: z.enum(['ON', 'INSIDE', 'CLOSE', 'FACING']), anchor: NodeRefSchema }).optional(),
+  /** The destination's spatial constraint (the released mix's manipulation-spatial tasks): its instances that meet it at the start count. */
+  destination_constraint: z.object({ relation: z.enum(['ON', 'INSIDE', 'CLOSE', 'FACING']), anchor: NodeRefSchema }).optional(),
   /** Arms the agent may use (two-arm tasks: 2; everything else: 1, enforced by the episode loop). */
   arms: z.union([z.literal(1), z.literal(2)]),
   /** Ground-truth plan built as the paper describes, and a distance-optimal oracle plan. Both execute. */

@@ -1,7 +1,7 @@
 /**
  * Instruction templates per task family, written for this project (docs/et-plan.md, "Tasks").
  * Slots: {x} {x1} {x2} {b} {d} {y} {a} are class labels ("kitchen table"); {a_x} and the like add
- * an indefinite article ("an apple"); {rel} is the constraint ("on the", "in the", "next to the");
+ * an indefinite article ("an apple"); {rel} is the constraint ("on the", "in the", "next to the", "facing the");
  * {to_y} {to_b} {to_d} the put ("into", "onto").
  */
 import { GsrError } from '../../util/errors.js';
@@ -55,7 +55,7 @@ const article = (label: string) => `${/^[aeiou]/i.test(label) ? 'an' : 'a'} ${la
 
 /** The words a relation reads as: the constraint ({rel}) and the put ({to_*}). */
 export const RELATION_WORDS = {
-  rel: { ON: 'on the', INSIDE: 'in the', CLOSE: 'next to the' },
+  rel: { ON: 'on the', INSIDE: 'in the', CLOSE: 'next to the', FACING: 'facing the' },
   to: { ON: 'onto', INSIDE: 'into' },
 } as const;
 

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { action, printJson } from '../action.js';
-import { listOf, parsePositiveInt, parseSeed } from '../parsers.js';
+import { choiceOption, listOf, parsePositiveInt, parseSeed } from '../parsers.js';
 import { createProgress } from '../../util/progress.js';
 import { ET_PLAN_FAMILIES } from '../../benchmarks/et-plan/families.js';
 
@@ -16,6 +16,18 @@ function parseRooms(value: string): [number, number] {
   const hi = m?.[2] !== undefined ? Number(m[2]) : lo;
   if (!(lo >= 4 && lo <= hi && hi <= 8)) throw new InvalidArgumentError('Expected MIN-MAX or N with 4 <= MIN <= MAX <= 8.');
   return [lo, hi];
+}
+
+/** `released`, `paper` or `FAMILY=N,...` (tasks per family over all apartments). */
+function parseSizes(value: string): 'released' | 'paper' | Record<string, number> {
+  if (value === 'released' || value === 'paper') return value;
+  const out: Record<string, number> = {};
+  for (const part of value.split(',')) {
+    const m = /^\s*([a-z-]+)\s*=\s*(\d+)\s*$/.exec(part);
+    if (m === null || !(ET_PLAN_FAMILIES as readonly string[]).includes(m[1])) throw new InvalidArgumentError(`Expected released, paper or FAMILY=N,... with families among ${ET_PLAN_FAMILIES.join(', ')}.`);
+    out[m[1]] = Number(m[2]);
+  }
+  return out;
 }
 
 const ROOMS_HELP = 'rooms per apartment, MIN-MAX or N (4 to 8; kitchen, living room, bedroom and bathroom always)';
@@ -54,9 +66,11 @@ export function registerEtPlanSynth(synth: Command): void {
     .option('--seed <s>', 'random seed (same seed, same bytes)', parseSeed, 0)
     .option('--rooms <range>', ROOMS_HELP, parseRooms, [4, 6])
     .option('--graphs <dir>', 'use these VirtualHome graph files (*.json) instead of generated apartments')
+    .addOption(choiceOption('--mix <mix>', 'task mix: project, or released (constraints as the released files: INSIDE a room, ON, FACING, INSIDE a thing; destinations constrained too)', ['project', 'released'], 'project'))
+    .option('--sizes <sizes>', 'tasks per family over all apartments, instead of --count: released (2,023 as the released files), paper (the paper\'s sizes) or FAMILY=N,...', parseSizes)
     .option('--json', 'print the result as JSON')
     .action(
-      action(async (opts: { out: string; apartments: number; count: number; families: string[]; seed: number; rooms: [number, number]; graphs?: string; json?: boolean }) => {
+      action(async (opts: { out: string; apartments: number; count: number; families: string[]; seed: number; rooms: [number, number]; graphs?: string; mix: string; sizes?: unknown; json?: boolean }) => {
         const { generateEtPlanItems } = await import('../../benchmarks/et-plan/synth.js');
         const { writeItemSet } = await import('../../benchmarks/run.js');
         const out = resolve(opts.out);
@@ -74,17 +88,21 @@ export function registerEtPlanSynth(synth: Command): void {
           printJson({ ...r, generation: gen, occlusion: set.context.occlusion, seconds });
           return;
         }
-        const rows = [['family', 'generated', 'kept', 'dropped', 'skipped']];
-        for (const [family, g] of Object.entries(gen)) rows.push([family, String(g.generated), String(g.kept), Object.entries(g.dropped).map(([k, n]) => `${k}:${n}`).join(' ') || '-', String(g.skipped)]);
+        const rows = [['family', 'generated', 'kept', 'dropped', 'skipped', ...(opts.sizes === undefined ? [] : ['wanted'])]];
+        for (const [family, g] of Object.entries(gen)) {
+          rows.push([family, String(g.generated), String(g.kept), Object.entries(g.dropped).map(([k, n]) => `${k}:${n}`).join(' ') || '-', String(g.skipped), ...(opts.sizes === undefined ? [] : [String(g.wanted ?? '-')])]);
+        }
         process.stdout.write(`${table(rows)}\nwrote ${r.items} et-plan tasks on ${set.context.apartments.length} apartments to ${out} (${seconds.toFixed(1)} s)\n`);
       }, (o) => ({ folders: [o.out] })),
     );
 }
 
+export { table as textTable };
+
 /** `gsr dataset import et-plan --root DIR --out DIR`: the released task files as text. */
-export async function importEtPlanCommand(opts: { root: string; out: string; skipInvalid?: boolean; json?: boolean }): Promise<void> {
+export async function importEtPlanCommand(opts: { root: string; out: string; skipInvalid?: boolean; oracleLog?: string; json?: boolean }): Promise<void> {
   const { importReleased } = await import('../../benchmarks/et-plan/released.js');
-  const r = await importReleased(opts.root, opts.out, { skipInvalid: opts.skipInvalid });
+  const r = await importReleased(opts.root, opts.out, { skipInvalid: opts.skipInvalid, oracleLog: opts.oracleLog === undefined ? undefined : resolve(opts.oracleLog) });
   for (const s of r.skipped) process.stderr.write(`skipped: ${s}\n`);
   if (opts.json) {
     printJson(r);
@@ -95,4 +113,5 @@ export async function importEtPlanCommand(opts: { root: string; out: string; ski
     rows.push([family, String(s.tasks), `${s.plan.min}/${s.plan.mean.toFixed(2)}/${s.plan.max}`, Object.entries(s.steps).map(([k, n]) => `${k}:${n}`).join(' '), s.verbs.join(',')]);
   }
   process.stdout.write(`${table(rows)}\nwrote ${r.tasks} released tasks (text only: their scenes are not public) to ${r.out}\n`);
+  if (r.oracleLog !== undefined) process.stdout.write(`wrote the oracle's log (the ground truth, success true) to ${r.oracleLog}\n`);
 }

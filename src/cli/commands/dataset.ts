@@ -42,9 +42,10 @@ export function registerDataset(program: Command): void {
     .option('--splits <list>', `comma-separated splits to read; each file must exist (${WHATSUP_FILES.map((s) => s.split).join(', ')})`)
     .option('--skip-invalid', 'skip bad records (listed on stderr) instead of failing')
     .option('--no-sizes', 'do not read image widths and heights')
+    .option('--oracle-log <file>', 'et-plan: also write the ground truth as an agent log (success true), an example input for gsr score et-plan-logs')
     .option('--json', 'print the result as JSON')
     .action(
-      action(async (format: string, opts: { root: string; out: string; splits?: string; skipInvalid?: boolean; sizes: boolean; json?: boolean }) => {
+      action(async (format: string, opts: { root: string; out: string; splits?: string; skipInvalid?: boolean; sizes: boolean; oracleLog?: string; json?: boolean }) => {
         // ET-Plan-Bench's released files are text records of their own (released-tasks.jsonl), not items.
         if (format === 'et-plan') return importEtPlanCommand(opts);
         if (format !== 'whatsup') {

@@ -10,6 +10,7 @@ import { parseInputSizeSpec } from '../../scoring/qwen-resize.js';
 import type { BoxFormatOption, ReasoningMode } from '../../scoring/index.js';
 import { GsrError } from '../../util/errors.js';
 import { notice } from '../../util/log.js';
+import { registerScoreEtPlan } from './score-et-plan.js';
 
 // Loaded when a command runs (src/cli/program.ts, "Lazy loading").
 const lib = async () => ({
@@ -166,4 +167,6 @@ export function registerScore(program: Command): void {
         process.stdout.write(`avg g-score: ${pct(result.avg_g_score)} (${count.unparsed} of ${count.total} answers unparsed, ${count.missing} missing)\nwrote ${paths.join(', ')}\n`);
       }, (o) => ({ inside: [o.out ?? 'results'] })),
     );
+
+  registerScoreEtPlan(score);
 }

@@ -182,6 +182,23 @@ describe('find', () => {
   it('of a body part not close: "is not close to"', () => {
     fails(['[find] <hand> (50)'], `${C} is not close to <hand> (50)`);
   });
+
+  it('of an id that names no node: raises, as walk does, in both modes (the reference dereferences the missing node)', () => {
+    for (const mode of ['reference', 'repaired'] as const) {
+      const s = last(['[find] <ghost> (99)'], mode);
+      expect(s).toMatchObject({ ok: false, error: null, messages: [], exception: 'AttributeError: no node with id 99' });
+      expect(s.state).toBe(s.before);
+    }
+  });
+
+  it('while sitting, of something not close: finds without walking and fails "is not close to" (repaired; the reference never reads SITTING)', () => {
+    fails(['[walk] <sofa> (31)', '[sit] <sofa> (31)', '[find] <apple> (21)'], `${C} is not close to <apple> (21)`, 'repaired');
+    expect(last(['[walk] <sofa> (31)', '[sit] <sofa> (31)', '[find] <apple> (21)'])).toMatchObject({ ok: false, exception: FIND_TYPE_ERROR });
+    // A character SITTING in the file takes the sitting branch in the reference too.
+    const g = apartment();
+    g.nodes.find((n) => n.id === 10)!.states = ['SITTING'];
+    expect(last(['[find] <apple> (21)'], 'reference', new EngineGraph(g)).messages).toEqual([`${C} is not close to <apple> (21)${at('[FIND] <apple> (21)', 1)}`]);
+  });
 });
 
 describe('grab', () => {

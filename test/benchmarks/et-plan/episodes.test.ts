@@ -143,6 +143,61 @@ describe('the step protocol', () => {
     expect(two.steps[3]).toMatchObject({ ok: true, held: [ID.book, ID.pillow] });
   });
 
+  it('also records the released recorder\'s distance: [walk] lines only, so a find that walks moves the character but adds nothing there', () => {
+    const e = stepEpisode('nav-fridge-apple');
+    e.reply('[find] <book> (34)', null);
+    e.reply('[walk] <table> (22)', null);
+    e.reply('[walk] <fridge> (20)', null);
+    const r = e.record('m');
+    expect(r.steps.map((s) => s.ok)).toEqual([true, true, true]);
+    const start = nodePosition(graph, ID.bedroom);
+    // Sums left to right from 0, as calculate_distance_traversal does with its walk destinations.
+    expect(r.distance).toBe(walkDistance(graph, [ID.book, ID.table, ID.fridge], { start }));
+    expect(r.walk_distance).toBe(walkDistance(graph, [ID.table, ID.fridge], { start }));
+    expect(r.walk_distance).not.toBe(r.distance);
+  });
+
+  it('start: spawn stands the character at its room\'s spawn point, not the centre', () => {
+    // The character's own room (living room): where the graph puts it.
+    const living = stepEpisode('nav-spatial-apple', { start: 'spawn' });
+    expect(living.world.position).toEqual(nodePosition(graph, ID.character));
+    expect(stepEpisode('nav-spatial-apple').world.position).toEqual(nodePosition(graph, ID.livingroom));
+    // Another room (kitchen, 6 x 6 m around [0, 1.25, 0]): a drawn free floor spot at the character's height, the same every time.
+    const p = stepEpisode('nav-book', { start: 'spawn' }).world.position;
+    expect(p).toEqual(stepEpisode('multi-one-arm', { start: 'spawn' }).world.position);
+    expect(p).not.toEqual(nodePosition(graph, ID.kitchen));
+    expect(p[1]).toBe(0.9);
+    expect(Math.abs(p[0])).toBeLessThanOrEqual(3 - 0.6);
+    expect(Math.abs(p[2])).toBeLessThanOrEqual(3 - 0.6);
+    for (const id of [ID.fridge, ID.table, ID.microwave, ID.cabinet]) {
+      const b = graph.node(id)!.raw.bounding_box!;
+      expect(Math.abs(p[0] - b.center[0]) > b.size[0] / 2 || Math.abs(p[2] - b.center[2]) > b.size[2] / 2).toBe(true);
+    }
+    // The first walk's distance starts there.
+    const e = stepEpisode('nav-book', { start: 'spawn' });
+    e.reply('[walk] <book> (34)', null);
+    expect(e.record('m')).toMatchObject({ distance: walkDistance(graph, [ID.book], { start: p }), walk_distance: walkDistance(graph, [ID.book], { start: p }) });
+    expect(() => parseEpisodeSettings({ start: 'door' })).toThrow(/^et-plan episodes: start/);
+  });
+
+  it('scoring in released mode reads the walk-only distance and skips items without a record', async () => {
+    const { scoreEtPlan } = await import('../../../src/benchmarks/et-plan/report.js');
+    const { parseMetricSettings } = await import('../../../src/benchmarks/et-plan/settings.js');
+    const random = createRandom(byId, { name: 'random', seed: 3 });
+    const records = items.slice(1).map((it) => play(make()(it, 'step'), random));
+    // Random finds walk: the two distances differ, so the check below tells them apart.
+    expect(records.some((r) => r.success && r.walk_distance !== r.distance)).toBe(true);
+    const itemMap = new Map(items.map((i) => [i.id, i]));
+    const released = scoreEtPlan(itemMap, new Map([['random', records]]), parseMetricSettings({ quirks: 'released' })).analysis;
+    const all = released.rows.find((r) => r.task === 'all')!;
+    // The item without a record (distance 0) and records whose walks went nowhere are dropped.
+    const kept = records.filter((r) => r.walk_distance !== 0);
+    expect(all).toMatchObject({ n: kept.length, dropped: items.length - kept.length });
+    const wins = kept.filter((r) => r.success);
+    expect(all.distance).toBe(wins.length ? wins.reduce((a, r) => a + r.walk_distance!, 0) / wins.length : null);
+    expect(released.mode).toBe('released');
+  });
+
   it('the engine runs in repaired mode: find walks first', () => {
     const e = stepEpisode('nav-book');
     e.reply('[find] <book> (34)', 'k');

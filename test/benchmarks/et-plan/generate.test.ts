@@ -12,7 +12,7 @@ import { readVhGraph } from '../../../src/formats/vh-graph.js';
 import { EngineGraph, REL, walkDistance } from '../../../src/benchmarks/et-plan/engine/index.js';
 import { OCCLUSION, occlusionSubsets, percentile, stepCap } from '../../../src/benchmarks/et-plan/generate.js';
 import { ORACLE_LIMITS, runPlan, startState, walkTargets } from '../../../src/benchmarks/et-plan/plans.js';
-import { generateEtPlanItems } from '../../../src/benchmarks/et-plan/synth.js';
+import { SIZE_PRESETS, generateEtPlanItems, shareOf } from '../../../src/benchmarks/et-plan/synth.js';
 import { ET_PLAN_FAMILIES, parseEtPlanItem, type EtPlanItem } from '../../../src/benchmarks/et-plan/task.js';
 import { runCli, scaled } from '../../helpers/cli.js';
 
@@ -152,5 +152,69 @@ describe('gsr dataset synth et-plan', () => {
     expect(Object.keys(res.generation)).toEqual(['navigation', 'temporal']);
     const lines = (await readFile(join(dir, 'items.jsonl'), 'utf8')).trim().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as EtPlanItem).task)).toEqual(['navigation', 'temporal']);
+  }, scaled(60_000));
+});
+
+describe('the released mix (mix: released, sizes)', () => {
+  let rel: Awaited<ReturnType<typeof generateEtPlanItems>>;
+  let relOut: string;
+  const relGraphs = new Map<string, EngineGraph>();
+  beforeAll(async () => {
+    relOut = await temp();
+    rel = await generateEtPlanItems({ out: relOut, apartments: 4, mix: 'released', sizes: { 'navigation-spatial': 40, 'manipulation-spatial': 20 }, families: ['navigation-spatial', 'manipulation-spatial'], seed: 7 });
+    for (const a of rel.context.apartments) relGraphs.set(a.file, new EngineGraph(await readVhGraph(join(relOut, a.file))));
+  }, scaled(60_000));
+
+  const holdsFor = (item: EtPlanItem, id: number, c: { relation: keyof typeof REL; anchor: { class: string } }) => {
+    const graph = relGraphs.get(item.apartment)!;
+    const s = startState(graph, item.start_room.id);
+    return graph.ids.some((a) => graph.node(a)!.className === c.anchor.class && s.has(id, REL[c.relation], a));
+  };
+
+  it('sizes are totals per family over the apartments, shared out evenly', () => {
+    expect([0, 1, 2, 3].map((i) => shareOf(10, i, 4))).toEqual([3, 3, 2, 2]);
+    expect(rel.context.generation['navigation-spatial']).toMatchObject({ kept: 40, wanted: 40 });
+    expect(rel.context.generation['manipulation-spatial']).toMatchObject({ kept: 20, wanted: 20 });
+    expect(SIZE_PRESETS.released).toEqual({ navigation: 714, 'navigation-spatial': 557, manipulation: 186, 'manipulation-spatial': 199, temporal: 85, 'multi-one-arm': 136, 'multi-two-arm': 146 });
+    expect(Object.values(SIZE_PRESETS.released).reduce((a, b) => a + b, 0)).toBe(2023);
+  });
+
+  it('constraints are ON, INSIDE (a room or a thing) and FACING, rooms in about the released share', () => {
+    const nav = rel.items.filter((i) => i.task === 'navigation-spatial');
+    const kinds = nav.map((i) => (i.constraint!.relation === 'INSIDE' && relGraphs.get(i.apartment)!.isRoom(i.constraint!.anchor.id) ? 'room' : i.constraint!.relation));
+    expect(new Set(kinds)).toEqual(new Set(['room', 'ON', 'FACING', 'INSIDE']));
+    // 310 of 557 released tasks anchor to a room: 22.3 of 40 (the kinds are balanced over the run's apartments).
+    const rooms = kinds.filter((k) => k === 'room').length;
+    expect(Math.abs(rooms - (40 * 310) / 557)).toBeLessThanOrEqual(2);
+    expect(nav.some((i) => i.instruction.includes('facing the') || i.phrasings.some((p) => p.includes('facing the')))).toBe(true);
+    for (const i of rel.items) expect(i.constraint!.relation).not.toBe('CLOSE');
+  });
+
+  it('manipulation-spatial tasks constrain the object and the destination; every instance that counts meets its constraint', () => {
+    for (const item of rel.items) {
+      const [x, y] = item.targets;
+      for (const c of item.candidates?.[x.id] ?? [x.id]) expect(holdsFor(item, c, item.constraint!), `${item.id} object ${c}`).toBe(true);
+      if (item.task !== 'manipulation-spatial') continue;
+      expect(item.destination_constraint, item.id).toBeDefined();
+      for (const c of item.candidates?.[y.id] ?? [y.id]) expect(holdsFor(item, c, item.destination_constraint!), `${item.id} destination ${c}`).toBe(true);
+      expect(item.targets.map((t) => t.id)).toContain(item.destination_constraint!.anchor.id);
+    }
+  });
+
+  it('keeps only tasks whose plans execute and meet the criteria', () => {
+    for (const item of rel.items) {
+      const start = startState(relGraphs.get(item.apartment)!, item.start_room.id);
+      for (const plan of [item.ground_truth, item.oracle]) expect(runPlan(item, start, plan).progress.done, item.id).toBe(true);
+    }
+  });
+
+  it('the CLI takes --mix and --sizes, and refuses bad sizes', async () => {
+    const bad = runCli(['dataset', 'synth', 'et-plan', '--out', await temp(), '--sizes', 'navigation=x']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/Expected released, paper or FAMILY=N/);
+    const dir = await temp();
+    const r = runCli(['dataset', 'synth', 'et-plan', '--out', dir, '--apartments', '2', '--mix', 'released', '--sizes', 'navigation-spatial=3', '--families', 'navigation-spatial', '--seed', '2']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/navigation-spatial\s+\d+\s+3\s+-\s+\d+\s+3/);
   }, scaled(60_000));
 });

@@ -83,6 +83,16 @@ describe('completion monitor', () => {
     expect(advanceCriteria(already, start, startProgress(already))).toMatchObject({ done: true, metAt: [0], states: 1 });
   });
 
+  it('checks FACING relations on the state, as the released criteria write them ((CLOSE, robot, sofa)(FACING, sofa, tv))', () => {
+    const task: MonitoredTask = { criteria: [[rel('CLOSE', 'character', ID.sofa), rel('FACING', ID.sofa, ID.tv)]] };
+    expect(runPlan({ ...task, arms: 1 }, start, ['[walk] <sofa> (31)']).progress).toMatchObject({ done: true, metAt: [1] });
+    // The character faces the TV once it sits on the sofa (sit adds C FACING what the seat faces).
+    const sitting: MonitoredTask = { criteria: [[rel('FACING', 'character', ID.tv)]] };
+    expect(runPlan({ ...sitting, arms: 1 }, start, ['[walk] <sofa> (31)', '[sit] <sofa> (31)']).progress).toMatchObject({ done: true, metAt: [2] });
+    const wrong: MonitoredTask = { criteria: [[rel('CLOSE', 'character', ID.chair), rel('FACING', ID.chair, ID.tv)]] };
+    expect(runPlan({ ...wrong, arms: 1 }, start, ['[walk] <chair> (32)']).progress.done).toBe(false);
+  });
+
   it('accepts any candidate instance, distinct across the criterion nodes', () => {
     // "Find an apple": either apple counts.
     const nav: MonitoredTask = { criteria: [[rel('CLOSE', 'character', ID.apple)]], candidates: { [ID.apple]: [ID.apple, ID.apple2] } };

@@ -45,15 +45,17 @@ describe('the typed-in Table 2', () => {
 describe('pipelines/et-plan-published.yaml', () => {
   it('loads with the released protocol, view-scan perception and released metrics with clean beside', async () => {
     const p = await loadBenchPipeline(SHIPPED, {});
-    expect(p.config.benchmark).toMatchObject({ episodes: { protocol: 'released', perception: 'view-scan' }, metrics: { quirks: 'released', beside: 'clean' } });
+    expect(p.config.benchmark).toMatchObject({
+      generate: { mix: 'released' }, episodes: { protocol: 'released', perception: 'view-scan', start: 'spawn' }, metrics: { quirks: 'released', beside: 'clean', occlusion_pool: 'pooled' },
+    });
   });
 
   it('runs offline: the oracle at 100%; every table names protocol and metric set; Table 2 beside the measured settings', async () => {
     const dir = tmp();
     const r = await runBenchPipeline(smallerCopy(dir), { env: {} });
     const analysis = JSON.parse(readFileSync(join(dir, 'out', 'score', 'analysis.json'), 'utf8')) as EtPlanAnalysis;
-    expect(analysis.mode).toBe('released');
-    expect(analysis.beside?.mode).toBe('clean');
+    expect(analysis.mode).toBe('released, pooled occlusion');
+    expect(analysis.beside?.mode).toBe('clean, pooled occlusion');
     const oracle = analysis.rows.filter((x) => x.model === 'oracle' && x.subset === 'all');
     expect(oracle).toHaveLength(8);
     expect(oracle.every((x) => x.success_rate === 1)).toBe(true);

@@ -144,7 +144,7 @@ function applyWalk(d: Draft, x: EngineNode, room: number): void {
 
 function walk(st: Step, p: ScriptParam): StepOutcome {
   const x = st.s.node(p.id);
-  if (x === undefined) return { ok: false, state: st.s, messages: st.messages, exception: `AttributeError: no node with id ${p.idText}` };
+  if (x === undefined) return missingNode(st, p);
   if (st.isSitting(st.s)) return st.fail(`${st.C} is sitting`);
   const room = roomOf(st.s, x.id);
   if (room === null) return { ok: false, state: st.s, messages: st.messages };
@@ -153,10 +153,18 @@ function walk(st: Step, p: ScriptParam): StepOutcome {
   return st.done(d.finish());
 }
 
+/** A parameter naming no node: the reference dereferences the missing node and raises (walk, run, find). */
+function missingNode(st: Step, p: ScriptParam): StepOutcome {
+  return { ok: false, state: st.s, messages: st.messages, exception: `AttributeError: no node with id ${p.idText}` };
+}
+
 function find(st: Step, p: ScriptParam): StepOutcome {
-  const x = st.node(p);
+  const x = st.s.node(p.id);
+  if (x === undefined) return missingNode(st, p);
   let s = st.s;
-  if (!(s.has(x.id, ON, st.c) || x.properties.has('BODY_PART') || isCloseTo(s, x.id))) {
+  // The reference finds without walking when x is on the character, a body part or close, or when the
+  // character sits (then "is not close to"); only repaired mode reads SITTING from the state.
+  if (!(s.has(x.id, ON, st.c) || x.properties.has('BODY_PART') || isCloseTo(s, x.id) || st.isSitting(s))) {
     if (st.mode === 'reference') return { ok: false, state: s, messages: st.messages, exception: FIND_TYPE_ERROR };
     const walked = walk(st, p);
     if (!walked.ok) return walked;
@@ -326,11 +334,10 @@ export function executeLine(state: EngineState, line: ScriptLine, options: Execu
   const st = new Step(state, line, options.mode ?? 'reference');
   const [a, b] = line.params;
   if (line.action === 'WALK' || line.action === 'RUN') return walk(st, a);
+  if (line.action === 'FIND') return find(st, a);
   if (!(ENGINE_ACTIONS as readonly string[]).includes(line.action)) return st.fail(`action ${line.action} is not supported by this engine`);
   for (const p of line.params) if (!state.graph.nodes.has(p.id)) return st.fail(`${paramText(p)} cannot be found`);
   switch (line.action) {
-    case 'FIND':
-      return find(st, a);
     case 'GRAB':
       return grab(st, a);
     case 'OPEN':
