@@ -588,7 +588,10 @@ export class ReleasedEpisode implements Episode {
       if (x === null) return;
       const b = yield* this.findOne(first.to.class);
       if (b === null || !this.deliver(x, b, true)) return;
-      if (second === undefined) return void (this.verdict = true);
+      if (second === undefined) {
+        this.verdict = true;
+        return;
+      }
       if (!this.act('GRAB', b)) return;
       const d = yield* this.findOne(second.to.class);
       if (d === null) return;
