@@ -58,7 +58,7 @@ class RunFailure extends Error {}
 
 /** Runs one episode to its end; null when interrupted. */
 async function runOne<I extends BenchItem>(o: RunEpisodesOptions<I>, item: I, summary: EpisodesSummary, signal: AbortSignal): Promise<EpisodeRecord | null> {
-  const episode = o.start(item, 'policy' in o.actor ? 'policy' : 'model');
+  const episode = 'policy' in o.actor ? o.start(item, 'policy', o.actor.policy) : o.start(item, 'model');
   while (!episode.done) {
     if ('policy' in o.actor) {
       episode.reply(o.actor.policy.act(episode), null);

@@ -16,7 +16,7 @@ export const BENCH_PROMPT_KEY_VERSION = 1;
  */
 export function benchPromptKey(p: Omit<BenchPrompt, 'key'>): string {
   const parts = p.parts.map((part) => (part.type === 'text' ? part : { type: 'image', sha256: part.sha256 }));
-  return hashCanonical({ v: BENCH_PROMPT_KEY_VERSION, benchmark: p.benchmark, item: p.item, task: p.task, level: p.level, variant: p.variant, parts, response_format: p.response_format, meta: p.meta });
+  return hashCanonical({ v: BENCH_PROMPT_KEY_VERSION, benchmark: p.benchmark, item: p.item, task: p.task, level: p.level, variant: p.variant, parts, response_format: p.response_format, meta: p.meta, temperature: p.temperature });
 }
 
 export interface BenchPromptsSummary {

@@ -119,11 +119,14 @@ export interface Episode {
   record(model: string, failed?: string): EpisodeRecord;
 }
 
-export type EpisodeFactory<I extends BenchItem = BenchItem> = (item: I, actor: 'model' | 'policy') => Episode;
+/** A factory of fresh episodes; a policy actor is passed along, so a plug-in can give it the protocol it plays. */
+export type EpisodeFactory<I extends BenchItem = BenchItem> = (item: I, actor: 'model' | 'policy', policy?: EpisodePolicy) => Episode;
 
 /** A baseline that acts without a model: it reads the plug-in's own episode object (not a prompt). */
 export interface EpisodePolicy {
   readonly name: string;
+  /** The protocol it plays, where the plug-in has several (default: the plug-in's choice for baselines). */
+  readonly protocol?: string;
   /** The reply for the episode's next step (an action in the benchmark's syntax). */
   act(episode: Episode): string;
 }

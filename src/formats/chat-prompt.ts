@@ -45,6 +45,8 @@ export const BenchPromptSchema = z.strictObject({
   /** Sent in this order as one user turn. */
   parts: z.array(PromptPartSchema).min(1),
   response_format: ResponseFormatSchema.optional(),
+  /** The request's temperature where the benchmark's protocol fixes one per prompt (null: the API's default, not sent); absent: the model's. */
+  temperature: z.number().min(0).nullable().optional(),
   /** Benchmark-specific settings that shaped the prompt (shots, drawn examples, seed). */
   meta: z.record(z.string(), z.unknown()).optional(),
 });

@@ -60,6 +60,10 @@ export const EpisodeRecordSchema = z.strictObject({
   error: z.string().nullable(),
   /** The completion criteria were met. */
   success: z.boolean(),
+  /** Engine actions a fixed controller executed before its first question (the released protocol). */
+  controller_before: z.array(ControllerActionSchema).optional(),
+  /** The completion monitor's verdict, where the protocol decides success otherwise (the released controller). */
+  monitor_success: z.boolean().optional(),
   /** success, cap (the step cap was reached), exhausted (the controller had nothing left to try), failed. */
   end: z.enum(EPISODE_ENDS),
   step_cap: z.number().int().positive(),

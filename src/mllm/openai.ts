@@ -82,7 +82,10 @@ export function createOpenAiAnswerer(opts: OpenAiOptions): Answerer {
         : { type: 'image_url', image_url: { url: await images.get(part.image) } })));
       const format = isBenchPrompt(prompt) ? prompt.response_format : undefined;
       const send = async (withFormat: boolean): Promise<HttpReply> => {
-        const body = chatCompletionBody(opts.model, userContent, request, withFormat ? format : undefined);
+        // A prompt's own temperature (a benchmark protocol's) wins; null leaves the API's default.
+        const own = isBenchPrompt(prompt) ? prompt.temperature : undefined;
+        const sent = own === undefined ? request : { ...request, temperature: own ?? undefined };
+        const body = chatCompletionBody(opts.model, userContent, sent, withFormat ? format : undefined);
         try {
           return await poster.post(url, headers, body, signal, maxAnswerBytes);
         } catch (err) {

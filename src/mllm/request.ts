@@ -65,8 +65,8 @@ export interface ResponseFormat {
   strict?: boolean;
 }
 
-/** The Chat Completions request body: one user turn of `content`, then the request settings. */
-export function chatCompletionBody(model: string, content: unknown[], r: RequestSettings, format?: ResponseFormat): Buffer {
+/** The Chat Completions request body: one user turn of `content`, then the request settings (a temperature left out takes the API's default). */
+export function chatCompletionBody(model: string, content: unknown[], r: Omit<RequestSettings, 'temperature'> & { temperature?: number }, format?: ResponseFormat): Buffer {
   return Buffer.from(JSON.stringify({
     model,
     messages: [{ role: 'user', content }],

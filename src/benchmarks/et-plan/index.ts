@@ -6,6 +6,7 @@ import { GsrError } from '../../util/errors.js';
 import type { Benchmark, EpisodeHooks } from '../types.js';
 import { episodeFactory, episodeMaker, loadApartments } from './loop.js';
 import { createAlwaysFirst, createGreedy, createOracle, createRandom } from './policies.js';
+import { releasedPolicy } from './released-protocol.js';
 import { etPlanRefine } from './refine.js';
 import { etPlanSections, etPlanTables, scoreEtPlan } from './report.js';
 import { parseEpisodeSettings, parseMetricSettings, type EpisodeSettings, type MetricSettings } from './settings.js';
@@ -21,7 +22,10 @@ export const etPlanEpisodes: EpisodeHooks<EtPlanItem> = {
     const s = settings as EpisodeSettings;
     return episodeFactory(episodeMaker(await loadApartments(items.values()), s), s);
   },
-  policies: { oracle: createOracle, random: createRandom, greedy: createGreedy, 'always-first': createAlwaysFirst },
+  policies: {
+    oracle: createOracle, random: createRandom, greedy: createGreedy, 'always-first': createAlwaysFirst,
+    'released-list': releasedPolicy('list'), 'released-none': releasedPolicy('none'),
+  },
   parseMetrics: parseMetricSettings,
   score: (items, episodes, metrics) => scoreEtPlan(items, episodes, metrics as MetricSettings),
 };

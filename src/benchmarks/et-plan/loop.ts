@@ -13,7 +13,8 @@ import { EngineGraph } from './engine/index.js';
 import { EtPlanWorld, StepEpisode } from './episode.js';
 import { PaperEpisode } from './paper-protocol.js';
 import { layoutText } from './observation.js';
-import { nearFieldPerception, referencePerception, type Perception } from './perception.js';
+import { nearFieldPerception, referencePerception, viewScanPerception, type Perception } from './perception.js';
+import { ReleasedEpisode } from './released-protocol.js';
 import { PROTOCOLS, type EpisodeSettings, type Protocol } from './settings.js';
 import type { EtPlanItem } from './task.js';
 
@@ -47,7 +48,18 @@ export function usesNearField(item: EtPlanItem, s: EpisodeSettings): boolean {
   return s.perception === 'near-field' && (s.perception_scope === 'all' || item.subsets.length > 0);
 }
 
-export type EpisodeMaker = (item: EtPlanItem, protocol: Protocol) => StepEpisode | PaperEpisode;
+export type EpisodeMaker = (item: EtPlanItem, protocol: Protocol) => StepEpisode | PaperEpisode | ReleasedEpisode;
+
+/** The record's variant of a protocol: the released one names its prompting when not plain. */
+export function protocolVariant(protocol: Protocol, s: EpisodeSettings): string {
+  return protocol === 'released' && s.released.prompting !== 'plain' ? `released-${s.released.prompting}` : protocol;
+}
+
+/** The protocol a record's variant names. */
+export function variantProtocol(variant: string): Protocol | undefined {
+  const p = variant.startsWith('released-') ? 'released' : variant;
+  return (PROTOCOLS as readonly string[]).includes(p) ? (p as Protocol) : undefined;
+}
 
 /** Episodes of a given protocol under the settings' perception and route. */
 export function episodeMaker(graphs: ReadonlyMap<string, EngineGraph | GsrError>, s: EpisodeSettings): EpisodeMaker {
@@ -59,6 +71,11 @@ export function episodeMaker(graphs: ReadonlyMap<string, EngineGraph | GsrError>
     return l;
   };
   const perceptionOf = (graph: EngineGraph, item: EtPlanItem): Perception => {
+    if (s.perception === 'view-scan') {
+      let p = perceptions.get(graph);
+      if (p === undefined) perceptions.set(graph, (p = viewScanPerception(graph, s.view_scan)));
+      return p;
+    }
     if (!usesNearField(item, s)) return referencePerception;
     let p = perceptions.get(graph);
     if (p === undefined) perceptions.set(graph, (p = nearFieldPerception(graph, s.near_field)));
@@ -69,16 +86,17 @@ export function episodeMaker(graphs: ReadonlyMap<string, EngineGraph | GsrError>
     if (graph === undefined) throw new GsrError(`item ${item.id}: apartment ${item.apartment} was not loaded`);
     if (graph instanceof GsrError) throw new GsrError(`item ${item.id}: ${graph.message}`);
     const world = new EtPlanWorld(item, graph, perceptionOf(graph, item), s.route, s.layout_map ? layoutOf(graph) : null, s.start);
+    if (protocol === 'released') return new ReleasedEpisode(world, protocolVariant(protocol, s), s.released.prompting);
     return protocol === 'paper' ? new PaperEpisode(world, protocol) : new StepEpisode(world, protocol);
   };
 }
 
 /**
- * A factory of episodes. Models run the configured protocol; baseline policies always run the step
- * protocol (they choose engine actions).
+ * A factory of episodes. Models run the configured protocol; baseline policies run the step protocol
+ * (they choose engine actions), except those that play the released protocol's decisions.
  */
 export function episodeFactory(make: EpisodeMaker, s: EpisodeSettings): EpisodeFactory<EtPlanItem> {
-  return (item, actor): Episode => make(item, actor === 'policy' ? 'step' : s.protocol);
+  return (item, actor, policy): Episode => make(item, actor === 'model' ? s.protocol : policy?.protocol === 'released' ? 'released' : 'step');
 }
 
 /** One frame of a replayed episode: the world after a step (or before the first, step 0). */
@@ -94,8 +112,9 @@ export interface ReplayFrame {
  * then (the world object is reused: read it inside the callback).
  */
 export function replayEpisode(make: EpisodeMaker, item: EtPlanItem, record: EpisodeRecord, frame: (f: ReplayFrame) => void): void {
-  if (!(PROTOCOLS as readonly string[]).includes(record.variant)) throw new GsrError(`episode of ${item.id}: unknown protocol ${record.variant}`);
-  const episode = make(item, record.variant as Protocol);
+  const protocol = variantProtocol(record.variant);
+  if (protocol === undefined) throw new GsrError(`episode of ${item.id}: unknown protocol ${record.variant}`);
+  const episode = make(item, protocol);
   frame({ step: null, world: episode.world, differs: false });
   for (const st of record.steps) {
     const got = episode.reply(st.reply, st.key);

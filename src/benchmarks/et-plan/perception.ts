@@ -51,3 +51,28 @@ export function nearFieldPerception(graph: EngineGraph, o: EpisodeSettings['near
     },
   };
 }
+
+/**
+ * View-scan perception (the released protocol's stand-in for its 360° camera scan; docs/et-plan.md,
+ * "The released protocol"): the engine's visible set cut to the character's own room (its room node,
+ * what is in it and not hidden in a closed container, what is held), where a thing whose apparent size
+ * (largest bounding-box side over the distance from the character) is below `min_angle` radians is
+ * dropped: small things far away. The engine has no camera, so what furniture would block is not modelled.
+ */
+export function viewScanPerception(graph: EngineGraph, o: { min_angle: number }): Perception {
+  return {
+    see(state, position) {
+      const room = state.out(state.characterId, REL.INSIDE).find((r) => graph.isRoom(r));
+      const held = new Set([...state.out(state.characterId, REL.HOLDS_RH), ...state.out(state.characterId, REL.HOLDS_LH)]);
+      return visibleNodes(state).ids.filter((id) => {
+        if (held.has(id) || id === room) return true;
+        if (graph.isRoom(id)) return false;
+        const n = graph.node(id)!;
+        const size = n.raw.bounding_box?.size;
+        if (n.center === undefined || size === undefined) return true;
+        const d = segmentLength(position, n.center);
+        return d === 0 || Math.max(size[0], size[1], size[2]) / d >= o.min_angle;
+      });
+    },
+  };
+}

@@ -15,6 +15,7 @@ import { metricRows, rowNotes, type EpisodeOutcome, type MetricRow } from './met
 import { nodeName, objectLines } from './observation.js';
 import { METRIC_QUIRKS, metricMode, parseEpisodeSettings, type MetricSettings } from './settings.js';
 import type { EtPlanItem } from './task.js';
+import { readEtPlanTable2, type EtPlanTable2Row } from '../../formats/et-plan-table2.js';
 
 export interface ModelSummary {
   model: string;
@@ -31,6 +32,11 @@ export interface ModelSummary {
   failed_actions: number;
   ended_at_cap: number;
   exhausted: number;
+  /** The protocol(s) its episodes ran (records' variant: step, paper, released, released-cot, ...). */
+  protocol: string;
+  /** Successes as the protocol decided them (the released controller's verdict) and as the completion monitor saw them. */
+  successes: number;
+  monitor_successes: number;
 }
 
 export interface EtPlanAnalysis {
@@ -39,6 +45,10 @@ export interface EtPlanAnalysis {
   quirks: string[];
   rows: MetricRow[];
   models: ModelSummary[];
+  /** The metric set shown beside (the published pipeline: clean beside released). */
+  beside?: { mode: string; quirks: string[]; rows: MetricRow[] };
+  /** Monitor success rate per row of `rows` (`model\0family\0subset`), where it can differ from the protocol's verdict. */
+  monitor?: Record<string, number>;
 }
 
 export { metricMode };
@@ -51,7 +61,10 @@ export function scoreEtPlan(items: ReadonlyMap<string, EtPlanItem>, episodes: Re
   const cells = new Map<string, ScoreCell>();
   for (const [model, records] of episodes) {
     const byItem = new Map(records.map((r) => [r.item, r]));
-    const s: ModelSummary = { model, episodes: 0, missing: 0, failed_requests: 0, steps: 0, unreadable: 0, failed_actions: 0, ended_at_cap: 0, exhausted: 0 };
+    const s: ModelSummary = {
+      model, episodes: 0, missing: 0, failed_requests: 0, steps: 0, unreadable: 0, failed_actions: 0, ended_at_cap: 0, exhausted: 0,
+      protocol: [...new Set(records.map((r) => r.variant))].sort().join(', ') || 'none', successes: 0, monitor_successes: 0,
+    };
     for (const item of items.values()) {
       const r = byItem.get(item.id);
       outcomes.push({
@@ -78,6 +91,8 @@ export function scoreEtPlan(items: ReadonlyMap<string, EtPlanItem>, episodes: Re
       }
       if (r.end === 'cap') s.ended_at_cap++;
       if (r.end === 'exhausted') s.exhausted++;
+      if (r.success) s.successes++;
+      if (r.monitor_success ?? r.success) s.monitor_successes++;
       if (r.success) {
         c.correct++;
         c.credit++;
@@ -86,8 +101,37 @@ export function scoreEtPlan(items: ReadonlyMap<string, EtPlanItem>, episodes: Re
     models.push(s);
   }
   for (const c of cells.values()) c.accuracy = c.n === 0 ? 0 : c.credit / c.n;
-  return { cells: [...cells.values()], analysis: { mode, quirks: METRIC_QUIRKS.filter((q) => m.quirks.has(q)), rows: metricRows(outcomes, m.quirks, m.occlusionPool), models } };
+  const analysis: EtPlanAnalysis = { mode, quirks: METRIC_QUIRKS.filter((q) => m.quirks.has(q)), rows: metricRows(outcomes, m.quirks, m.occlusionPool), models };
+  if (m.beside !== undefined) {
+    const quirks = m.beside;
+    analysis.beside = { mode: metricMode({ quirks, occlusionPool: m.occlusionPool }), quirks: METRIC_QUIRKS.filter((q) => quirks.has(q)), rows: metricRows(outcomes, quirks, m.occlusionPool) };
+  }
+  if ([...episodes.values()].some((rs) => rs.some((r) => r.monitor_success !== undefined))) analysis.monitor = monitorRates(items, episodes);
+  return { cells: [...cells.values()], analysis };
 }
+
+/** The completion monitor's success rate per model, family and subset (every item of the group; a missing episode fails). */
+function monitorRates(items: ReadonlyMap<string, EtPlanItem>, episodes: ReadonlyMap<string, readonly EpisodeRecord[]>): Record<string, number> {
+  const counts = new Map<string, [number, number]>();
+  for (const [model, records] of episodes) {
+    const byItem = new Map(records.map((r) => [r.item, r]));
+    for (const item of items.values()) {
+      const r = byItem.get(item.id);
+      const ok = r === undefined ? false : (r.monitor_success ?? r.success);
+      for (const task of ['all', item.task]) {
+        for (const subset of ['all', ...item.subsets]) {
+          const key = [model, task, subset].join('\0');
+          const c = counts.get(key) ?? [0, 0];
+          counts.set(key, [c[0] + (ok ? 1 : 0), c[1] + 1]);
+        }
+      }
+    }
+  }
+  return Object.fromEntries([...counts].map(([k, [ok, n]]) => [k, ok / n]));
+}
+
+/** The protocols of the models, for table titles. */
+const protocolsOf = (a: EtPlanAnalysis) => [...new Set(a.models.map((m) => m.protocol))].join('; ');
 
 const pct = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 10);
 const r2 = (x: number | null) => (x === null ? null : Math.round(x * 100) / 100);
@@ -95,25 +139,32 @@ const r2 = (x: number | null) => (x === null ? null : Math.round(x * 100) / 100)
 export function etPlanTables(_cells: ScoreCell[], analysis?: unknown): ReportTable[] {
   const a = analysis as EtPlanAnalysis | undefined;
   if (a === undefined) return [];
+  const protocol = new Map(a.models.map((m) => [m.model, m.protocol]));
+  const metricTable = (id: string, mode: string, quirks: string[], rows: MetricRow[], monitor?: Record<string, number>): ReportTable => ({
+    id,
+    title: `ET-Plan-Bench metrics by family and subset (protocol: ${protocolsOf(a)}; metrics: ${mode})`,
+    columns: ['model', 'protocol', 'family', 'subset', 'n', 'success %', '95% CI', ...(monitor ? ['monitor success %'] : []), 'sequence length', 'LCS length', 'LCS ratio', 'moving distance'],
+    rows: rows.map((r) => [
+      r.model, protocol.get(r.model) ?? null, r.task, r.subset, r.n, pct(r.success_rate), r.success_low === null ? null : `${pct(r.success_low)}–${pct(r.success_high)}`,
+      ...(monitor ? [pct(monitor[[r.model, r.task, r.subset].join('\0')] ?? null)] : []), r2(r.sequence_length), r2(r.lcs_length), r2(r.lcs_ratio), r2(r.distance),
+    ]),
+    note: [
+      quirks.length
+        ? `Metric set ${mode}: quirks of the released evaluation applied: ${quirks.join(', ')} (docs/et-plan.md, "Metrics").`
+        : 'Metric set clean: sequence length over successful episodes; LCS length, LCS ratio (LCS / ground-truth length) and moving distance over all episodes. CI: Wilson score interval.',
+      ...(monitor ? ['Success is the protocol\'s verdict (the released controller\'s); monitor success is the completion monitor\'s over the same episodes.'] : []),
+      ...rowNotes(rows).map((n) => `Empty: ${n}.`),
+    ].join(' '),
+  });
   return [
-    {
-      id: 'et-plan-metrics',
-      title: `ET-Plan-Bench metrics by family and subset (${a.mode})`,
-      columns: ['model', 'family', 'subset', 'n', 'success %', '95% CI', 'sequence length', 'LCS length', 'LCS ratio', 'moving distance'],
-      rows: a.rows.map((r) => [r.model, r.task, r.subset, r.n, pct(r.success_rate), r.success_low === null ? null : `${pct(r.success_low)}–${pct(r.success_high)}`, r2(r.sequence_length), r2(r.lcs_length), r2(r.lcs_ratio), r2(r.distance)]),
-      note: [
-        a.quirks.length
-          ? `Quirks of the released evaluation applied: ${a.quirks.join(', ')} (docs/et-plan.md, "Metrics").`
-          : 'Clean definitions: sequence length over successful episodes; LCS length, LCS ratio (LCS / ground-truth length) and moving distance over all episodes. CI: Wilson score interval.',
-        ...rowNotes(a.rows).map((n) => `Empty: ${n}.`),
-      ].join(' '),
-    },
+    metricTable('et-plan-metrics', a.mode, a.quirks, a.rows, a.monitor),
+    ...(a.beside ? [metricTable('et-plan-metrics-beside', a.beside.mode, a.beside.quirks, a.beside.rows, a.monitor)] : []),
     {
       id: 'et-plan-episodes',
-      title: 'ET-Plan-Bench episodes per model',
-      columns: ['model', 'episodes', 'missing', 'failed requests', 'steps', 'unreadable replies %', 'failed actions %', 'ended at cap', 'exhausted'],
-      rows: a.models.map((m) => [m.model, m.episodes, m.missing, m.failed_requests, m.steps, m.steps ? pct(m.unreadable / m.steps) : null, m.steps ? pct(m.failed_actions / m.steps) : null, m.ended_at_cap, m.exhausted]),
-      note: 'Missing: items whose episode could not run (counted as failures). Exhausted: the paper protocol\'s controller searched every room.',
+      title: `ET-Plan-Bench episodes per model (protocol: ${protocolsOf(a)}; metrics: ${a.mode}${a.beside ? ` and ${a.beside.mode}` : ''})`,
+      columns: ['model', 'protocol', 'episodes', 'missing', 'failed requests', 'steps', 'unreadable replies %', 'failed actions %', 'ended at cap', 'exhausted', 'successes', 'monitor successes'],
+      rows: a.models.map((m) => [m.model, m.protocol, m.episodes, m.missing, m.failed_requests, m.steps, m.steps ? pct(m.unreadable / m.steps) : null, m.steps ? pct(m.failed_actions / m.steps) : null, m.ended_at_cap, m.exhausted, m.successes, m.monitor_successes]),
+      note: 'Missing: items whose episode could not run (counted as failures). Exhausted: the paper or released protocol\'s controller gave up before the cap. Successes: the protocol\'s verdict; monitor successes: the completion monitor\'s.',
     },
   ];
 }
@@ -200,10 +251,11 @@ function replayHtml(prefix: string, item: EtPlanItem, record: EpisodeRecord, fra
   const body = frames.map(({ f, plan, lines, held, room, progress, distance }, k) => {
     const st = f.step;
     const nav = `${k > 0 ? `<a href="#${id(k - 1)}" class="prev">previous</a>` : ''} ${k + 1 < frames.length ? `<a href="#${id(k + 1)}" class="next">next</a>` : ''}`;
+    const controllerLine = (cs: readonly { line: string; ok: boolean; error: string | null }[]) => cs.map((c) => `<code>${h(c.line)}</code> ${c.ok ? 'done' : `failed (${h(c.error)})`}`).join('; ');
     const what = st === null
-      ? '<p>Before the first step.</p>'
+      ? `<p>Before the first step.</p>${record.controller_before?.length ? `<p>Controller, before the first question: ${controllerLine(record.controller_before)}</p>` : ''}`
       : `<p><b>Step ${st.step}</b>: <code class="action">${h(st.action ?? '(no action read)')}</code> <span class="verdict ${st.ok ? 'correct' : 'wrong'}">${st.ok ? 'done' : 'failed'}</span>${st.error ? ` <span class="error">${h(st.error)}</span>` : ''}</p>` +
-        (st.controller?.length ? `<p>Controller: ${st.controller.map((c) => `<code>${h(c.line)}</code> ${c.ok ? 'done' : `failed (${h(c.error)})`}`).join('; ')}</p>` : '') +
+        (st.controller?.length ? `<p>Controller: ${controllerLine(st.controller)}</p>` : '') +
         `<details><summary>reply</summary><div class="output">${h(st.reply)}</div></details>`;
     const differs = f.differs ? '<p class="warn">The replay differs from the record at this step (observation digest).</p>' : '';
     return `<div class="frame${k === 0 ? ' first' : ''}" id="${id(k)}" data-step="${k}">${nav}${what}${differs}
@@ -262,9 +314,40 @@ async function replaySection(input: ReportInput<EtPlanItem>): Promise<ReportSect
   return { id: 'et-plan-replay', title: 'Episode replay', html: REPLAY_CSS + note + parts.join('\n') };
 }
 
+/**
+ * The paper's Table 2 (as typed in: data/et-plan/table2-released.csv) beside each measured setting: the
+ * 17 settings by their Table 2 names, each matched to its family and subset here; a layout-map setting
+ * is measured only by a run with the layout map, and the others only by one without.
+ */
+export function publishedBesideMeasured(a: EtPlanAnalysis, table: readonly EtPlanTable2Row[], layoutMap: boolean): ReportSection {
+  const fmt = (x: number | null, d = 2) => (x === null ? '–' : x.toFixed(d));
+  const cells = (xs: Array<string | number>) => xs.map((x) => `<td>${h(String(x))}</td>`).join('');
+  const models = a.models.map((m) => m.model);
+  const body = table.map((t) => {
+    const published = [
+      `<tr class="published"><td rowspan="${models.length + 2}">${h(t.setting)}</td><td>GPT-4 (published)</td><td>–</td>${cells([t.success_gpt4.toFixed(2), t.seq_len_gpt4.toFixed(2), t.lcs_gpt4.toFixed(2), t.lcs_ratio_gpt4.toFixed(2), t.distance_gpt4.toFixed(2)])}</tr>`,
+      `<tr class="published"><td>LLaMA-7B SFT (published)</td><td>–</td>${cells([t.success_llama7b_sft.toFixed(2), t.seq_len_llama7b_sft.toFixed(2), t.lcs_llama7b_sft.toFixed(2), t.lcs_ratio_llama7b_sft.toFixed(2), t.distance_llama7b_sft.toFixed(2)])}</tr>`,
+    ];
+    const measured = models.map((model) => {
+      const r = a.rows.find((x) => x.model === model && x.task === t.family && x.subset === t.subset);
+      const protocol = a.models.find((m) => m.model === model)!.protocol;
+      if (t.layout_map !== layoutMap) return `<tr class="measured"><td>${h(model)}</td><td>${h(protocol)}</td><td colspan="5">not measured: this run has ${layoutMap ? 'the' : 'no'} layout map</td></tr>`;
+      if (r === undefined || r.n === 0) return `<tr class="measured"><td>${h(model)}</td><td>${h(protocol)}</td><td colspan="5">no episodes in this setting (an empty group)</td></tr>`;
+      return `<tr class="measured"><td>${h(model)}</td><td>${h(protocol)}</td>${cells([fmt(pct(r.success_rate)), fmt(r.sequence_length), fmt(r.lcs_length), fmt(r.lcs_ratio === null ? null : r.lcs_ratio * 100), fmt(r.distance)])}</tr>`;
+    });
+    return [...published, ...measured].join('\n');
+  }).join('\n');
+  const title = `Published beside measured (protocol: ${protocolsOf(a)}; metrics: ${a.mode})`;
+  const note = `<p class="note">The released results table (the repository's README, Table 2; typed in: data/et-plan/table2-released.csv) beside each model measured here with the ${h(a.mode)} metric set, for each of its 17 settings (family and occlusion subset; layout map: ${layoutMap ? 'on' : 'off'} in this run). Success and LCS ratio in %. The published rows ran in VirtualHome's Unity apartments; these run on generated apartments (docs/et-plan.md, "The released protocol").</p>`;
+  const html = `${note}<table class="published-measured"><thead><tr><th>setting</th><th>model</th><th>protocol</th><th>success %</th><th>sequence length</th><th>LCS length</th><th>LCS ratio %</th><th>moving distance</th></tr></thead><tbody>${body}</tbody></table>`;
+  return { id: 'et-plan-published', title, html };
+}
+
 export async function etPlanSections(input: ReportInput<EtPlanItem>): Promise<ReportSection[]> {
   const a = input.analysis as EtPlanAnalysis | undefined;
   const out: ReportSection[] = [];
+  const settings = parseEpisodeSettings(input.episodeSettings ?? {});
+  if (a && settings.protocol === 'released') out.push(publishedBesideMeasured(a, await readEtPlanTable2(), settings.layout_map));
   const plot = a ? await successPlot(a) : null;
   if (plot) out.push(plot);
   const replay = await replaySection(input);

@@ -4,17 +4,18 @@
  */
 import { z } from 'zod';
 import { GsrError } from '../../util/errors.js';
+import { RELEASED_PROMPTING } from './released-prompts.js';
 
-export const PROTOCOLS = ['step', 'paper'] as const;
+export const PROTOCOLS = ['step', 'paper', 'released'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
-export const PERCEPTION_MODELS = ['reference', 'near-field'] as const;
+export const PERCEPTION_MODELS = ['reference', 'near-field', 'view-scan'] as const;
 export type PerceptionModel = (typeof PERCEPTION_MODELS)[number];
 
 export const START_POINTS = ['centre', 'spawn'] as const;
 export type StartPoint = (typeof START_POINTS)[number];
 
 export const EpisodeSettingsSchema = z.strictObject({
-  /** step: one engine action per reply; paper: the LLM ranks rooms and picks objects, a fixed controller acts. */
+  /** step: one engine action per reply; paper: the LLM ranks rooms and picks objects, a fixed controller acts; released: the released code's agent. */
   protocol: z.enum(PROTOCOLS).default('step'),
   /** reference: the engine's visible set; near-field: that set cut by distance and size. */
   perception: z.enum(PERCEPTION_MODELS).default('reference'),
@@ -28,6 +29,10 @@ export const EpisodeSettingsSchema = z.strictObject({
     /** Small: bounding-box volume strictly below this percentile of the apartment's grabbable objects. */
     small_percentile: z.number().min(0).max(100).default(20),
   }).prefault({}),
+  /** View-scan perception: things whose largest side over their distance is below this (radians) are not seen. */
+  view_scan: z.strictObject({ min_angle: z.number().nonnegative().default(0.05) }).prefault({}),
+  /** The released protocol's prompting: the released prompts, their CoT variant, or few-shot (our examples). */
+  released: z.strictObject({ prompting: z.enum(RELEASED_PROMPTING).default('plain') }).prefault({}),
   /** Moving distance: straight segments between walk targets (the released evaluation's), or through doors. */
   route: z.enum(['straight', 'doors']).default('straight'),
   /** Show the layout map (large furniture by room, layout.ts) in every prompt: the paper's navigation with a layout map. */
@@ -69,6 +74,8 @@ export type OcclusionPool = (typeof OCCLUSION_POOLS)[number];
 export const MetricSettingsSchema = z.strictObject({
   /** Quirks to apply, or `released` for RELEASED_QUIRKS; none by default (clean definitions). */
   quirks: z.union([z.literal('released'), z.array(z.enum(METRIC_QUIRKS))]).default([]),
+  /** A second metric set shown beside the first (the published pipeline: clean beside released). */
+  beside: z.union([z.literal('released'), z.literal('clean')]).optional(),
   /**
    * `family` (default): occlusion percentiles over one family's tasks; `pooled`: over all the run's
    * tasks together. Either way the subsets are recomputed at scoring when it is `pooled` or when
@@ -79,6 +86,8 @@ export const MetricSettingsSchema = z.strictObject({
 
 export interface MetricSettings {
   quirks: ReadonlySet<MetricQuirk>;
+  /** The quirks of the metric set shown beside, when one is asked for. */
+  beside?: ReadonlySet<MetricQuirk>;
   /** Defaults to `family`. */
   occlusionPool?: OcclusionPool;
 }
@@ -96,7 +105,9 @@ export const parseEpisodeSettings = (raw: unknown): EpisodeSettings => parse(Epi
 
 export function parseMetricSettings(raw: unknown): MetricSettings {
   const s = parse(MetricSettingsSchema, raw, 'metrics');
-  return { quirks: new Set(s.quirks === 'released' ? RELEASED_QUIRKS : s.quirks), occlusionPool: s.occlusion_pool };
+  const out: MetricSettings = { quirks: new Set(s.quirks === 'released' ? RELEASED_QUIRKS : s.quirks), occlusionPool: s.occlusion_pool };
+  if (s.beside !== undefined) out.beside = new Set(s.beside === 'released' ? RELEASED_QUIRKS : []);
+  return out;
 }
 
 /** The metric set's name: clean, released, released+extra, or the quirks joined by `+`; `, pooled occlusion` when pooled. */

@@ -56,7 +56,7 @@ describe('the et-plan pipeline', () => {
     const html = readFileSync(r.report!, 'utf8');
     expect(html).toContain('id="sec-et-plan-replay"');
     expect(html).toContain('id="sec-et-plan-metrics"');
-    expect(r.tables!.join('\n')).toContain('ET-Plan-Bench metrics by family and subset (clean)');
+    expect(r.tables!.join('\n')).toContain('ET-Plan-Bench metrics by family and subset (protocol: step; metrics: clean)');
     const again = await runBenchPipeline(file);
     expect(again.stages.every((s) => s.status === 'skipped')).toBe(true);
   }, 120_000);
@@ -69,7 +69,7 @@ describe('the et-plan pipeline', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('title: ET-Plan-Bench test', 'title: ET-Plan-Bench test\n  replay: multi-two-arm'));
     const r = await runBenchPipeline(file);
     expect(r.stages.map((s) => s.status)).toEqual(['skipped', 'skipped', 'skipped', 'ran']);
-    expect(r.tables!.join('\n')).toContain('(released)');
+    expect(r.tables!.join('\n')).toContain('(protocol: step; metrics: released)');
     expect(readFileSync(r.report!, 'utf8')).toContain('on <b>multi-two-arm</b>');
     // An apartment gone since the episodes ran: the report says the replay cannot be made, and is written.
     rmSync(join(dir, 'items', 'apartment.json'));
