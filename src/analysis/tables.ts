@@ -1,6 +1,6 @@
 /** The report's tables as data: Table 1/2 with bootstrap CIs, DAP with McNemar, breakdowns (pure). */
 import { orderSplits } from '../formats/manifest.js';
-import { countNoBox } from '../scoring/unparsed.js';
+import { countNoBox, noLabelNote } from '../scoring/unparsed.js';
 import { bootstrapMean, bootstrapMeanOfMeans, bootstrapMeanOfRatios, type BootstrapInterval, type RatioGroup } from './bootstrap.js';
 import { groupBy } from './outcomes.js';
 import type { ItemOutcome, ModelResults, ReasoningVariant } from './results-types.js';
@@ -72,8 +72,10 @@ export function buildReasoningTable(results: ModelResults[], o: StatOptions): Re
 /** Table 2: G-Score per split/role column and the Avg G-Score. */
 export interface GroundingTable {
   columns: string[];
-  /** `answers`: the model's objects and how many got no box (unparsed answers, missing ones), over all columns. */
-  rows: { model: string; cells: Record<string, Cell>; avg: Cell; answers: { objects: number; unparsed: number; missing: number } }[];
+  /** `answers`: the model's labelled objects and how many got no box (unparsed answers, missing ones), over all columns; `no_label`: objects without a label. */
+  rows: { model: string; cells: Record<string, Cell>; avg: Cell; answers: { objects: number; unparsed: number; missing: number; no_label: number } }[];
+  /** Objects without a label and the columns that leave Avg G-Score undefined, in words (one line per distinct case). */
+  notes: string[];
   /** The annotation detector's rows (mean confidence, share >= 0.5) per column, from the first model that has them. */
   detector: { from: string; columns: Record<string, { mean_confidence: number | null; share_confident: number | null }> } | null;
 }
@@ -105,11 +107,13 @@ export function buildGroundingTable(results: ModelResults[], o: StatOptions): Gr
       cells[c] = { value: col?.accuracy ?? null, ci: col && hits ? bootstrapMean(asNumbers(hits.map((h) => h.hit)), o) : null, n: col?.n };
     }
     const avgCi = r.groundingOutcomes ? bootstrapMeanOfMeans([...byColumn.values()].map((hs) => asNumbers(hs.map((h) => h.hit))), o) : null;
-    const { total: objects, unparsed, missing } = countNoBox(Object.values(g.columns));
-    return { model: r.model, cells, avg: { value: typeof g.avg_g_score === 'number' ? g.avg_g_score : null, ci: avgCi }, answers: { objects, unparsed, missing } };
+    const { total: objects, unparsed, missing, no_label } = countNoBox(Object.values(g.columns));
+    const avg = typeof g.avg_g_score === 'number' ? g.avg_g_score : null;
+    return { model: r.model, cells, avg: { value: avg, ci: avg === null ? null : avgCi }, answers: { objects, unparsed, missing, no_label } };
   });
   const withDetector = withGrounding.find((r) => detectorOf(r) !== null);
-  return { columns, rows, detector: withDetector ? detectorOf(withDetector) : null };
+  const notes = [...new Set(withGrounding.map((r) => noLabelNote(r.grounding as Parameters<typeof noLabelNote>[0])).filter((n): n is string => n !== null))];
+  return { columns, rows, notes, detector: withDetector ? detectorOf(withDetector) : null };
 }
 
 /** DAP: CircularEval with and without the depth hint on the same items, with an exact McNemar test. */

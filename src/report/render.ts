@@ -32,11 +32,14 @@ export function reasoningTableHtml(t: ReasoningTable): string {
 
 export function groundingTableHtml(t: GroundingTable): string {
   if (t.rows.length === 0) return '<p class="note">No grounding results.</p>';
-  const head = t.columns.map((c) => `<th>${h(c)}</th>`).join('') + '<th>Avg G-Score</th><th>Unparsed</th>';
+  const head = t.columns.map((c) => `<th>${h(c)}</th>`).join('') + '<th>Avg G-Score</th><th>Unparsed</th><th>No label</th>';
   const answers = (r: GroundingTable['rows'][number]) => {
     const a = r.answers;
     const missing = a.missing > 0 ? ` <span class="ci">+ ${a.missing} missing</span>` : '';
-    return `<td data-testid="t2:${h(r.model)}:unparsed" data-value="${a.unparsed}"${a.unparsed > 0.1 * a.objects ? ' class="warn"' : ''}>${a.unparsed} of ${a.objects}${missing}</td>`;
+    return (
+      `<td data-testid="t2:${h(r.model)}:unparsed" data-value="${a.unparsed}"${a.unparsed > 0.1 * a.objects ? ' class="warn"' : ''}>${a.unparsed} of ${a.objects}${missing}</td>` +
+      `<td data-testid="t2:${h(r.model)}:no-label" data-value="${a.no_label}"${a.no_label > 0 ? ' class="warn"' : ''}>${a.no_label}</td>`
+    );
   };
   const body = t.rows
     .map((r) => `<tr><th scope="row">${h(r.model)}</th>${t.columns.map((c) => cellHtml(r.cells[c], `t2:${r.model}:${c}`)).join('')}${cellHtml(r.avg, `t2:${r.model}:avg`)}${answers(r)}</tr>`)
@@ -48,11 +51,13 @@ export function groundingTableHtml(t: GroundingTable): string {
         const v = det!.columns[c] ? pick(det!.columns[c]) : null;
         return v === null ? '<td class="na">—</td>' : `<td data-value="${v}">${show(v)}</td>`;
       })
-      .join('')}<td></td><td></td></tr>`;
+      .join('')}<td></td><td></td><td></td></tr>`;
   // A confidence is a score in [0, 1], not a share: it prints as a fraction; the share of confident boxes in %.
   const detRows = det ? detRow('detector: mean confidence (0-1)', (c) => c.mean_confidence, (v) => v.toFixed(3)) + detRow('detector: share ≥ 0.5 (%)', (c) => c.share_confident, pct) : '';
   const note =
-    '<p class="note">Unparsed: answers no box could be read from, over all columns (misses in the G-Score; docs/scoring.md, "Box formats"); missing: no answer.</p>' +
+    '<p class="note">Unparsed: answers no box could be read from, over all columns (misses in the G-Score; docs/scoring.md, "Box formats"); missing: no answer. ' +
+    'No label: objects the annotation file has no box for; they are not scored, and a column with no labelled object leaves Avg G-Score undefined (docs/scoring.md, "Semantics").</p>' +
+    t.notes.map((n) => `<p class="warn" data-testid="t2-no-label">${h(n)}.</p>`).join('') +
     (det ? `<p class="note">Detector rows: the annotations' own confidence (from ${h(det.from)}'s grounding.json).</p>` : '');
   return `<table id="table2"><thead><tr><th>Model</th>${head}</tr></thead><tbody>${body}${detRows}</tbody></table>${note}`;
 }

@@ -168,7 +168,7 @@ describe("the README's ask-a-model example against servers answering in differen
     expect(JSON.parse(readFileSync(join(out, 'score', folder(model), 'grounding.json'), 'utf8'))).toMatchObject({ model, box_format: 'qwen2.5-vl' });
     expect(result.regression!.models).toBe(7);
     expect(result.regression!.left_out).toEqual([]);
-    expect(formatSummaryTable(result.rows)).toMatch(new RegExp(`^${model.replace(/[.\\/]/g, '\\$&')} +openai .* ${(100 * truth).toFixed(1)} +0/${objects()} +0$`, 'm'));
+    expect(formatSummaryTable(result.rows)).toMatch(new RegExp(`^${model.replace(/[.\\/]/g, '\\$&')} +openai .* ${(100 * truth).toFixed(1)} +0/${objects()} +0 +0$`, 'm'));
 
     // Every point estimate in the report lies inside its interval; VanillaEval's interval is its own.
     const html = readFileSync(result.report!, 'utf8');
