@@ -50,7 +50,7 @@ export {
 /** Regression inputs from a CSV or results folders, and the fit with one-line errors. */
 export { fitTable, loadRegressionTable, type RegressionInput } from './regression-input.js';
 /** G-Scores re-scored against reviewed labels, and how the reasoning-on-grounding regression moves. */
-export { relabelModel, truthBoxes, regressionShift, type RelabelModel, type RelabelColumn, type RegressionShift } from './relabel.js';
+export { relabelModel, responsesFromItems, scoringOptionsOf, truthBoxes, regressionShift, type RelabelModel, type RelabelColumn, type RegressionShift } from './relabel.js';
 /** Cohen's kappa of two raters. */
 export { cohenKappa, type KappaResult } from './agreement.js';
 /** Measured beside the GSR-Bench paper's published Tables 1-3. */

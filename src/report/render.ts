@@ -182,15 +182,18 @@ export function relabelHtml(r: import('./relabel.js').RelabelReport): string {
   const rows = r.models.flatMap((m) => [
     ...Object.entries(m.columns).map(([col, c]) => {
       const d = c.delta ? `<td data-value="${c.delta.estimate}">${signed(c.delta.estimate)}<span class="ci">[${signed(c.delta.low)}, ${signed(c.delta.high)}]</span></td>` : '<td class="na">—</td>';
-      return `<tr><th scope="row">${h(m.model)}</th><td>${h(col)}</td>${val(c.before, `relabel:${m.model}:${col}:before`)}${val(c.after, `relabel:${m.model}:${col}:after`)}${d}<td>${c.flipped}</td></tr>`;
+      return (
+        `<tr><th scope="row">${h(m.model)}</th><td>${h(col)}</td>${val(c.before, `relabel:${m.model}:${col}:before`)}${val(c.after, `relabel:${m.model}:${col}:after`)}${d}` +
+        `<td>${c.flipped}</td><td>${c.added}</td><td>${c.removed}</td><td>${c.no_label_before} / ${c.no_label_after}</td></tr>`
+      );
     }),
-    `<tr class="avg"><th scope="row">${h(m.model)}</th><td>Avg G-Score</td>${val(m.avg_before, `relabel:${m.model}:avg:before`)}${val(m.avg_after, `relabel:${m.model}:avg:after`)}<td></td><td></td></tr>`,
+    `<tr class="avg"><th scope="row">${h(m.model)}</th><td>Avg G-Score</td>${val(m.avg_before, `relabel:${m.model}:avg:before`)}${val(m.avg_after, `relabel:${m.model}:avg:after`)}<td></td><td></td><td></td><td></td><td></td></tr>`,
   ]);
   const fit = (f: import('../analysis/relabel.js').RegressionShift['before']) => (f ? `slope ${f.slope.toFixed(3)}, p = ${formatP(f.p)}, R² = ${f.r2.toFixed(3)}` : 'not fitted (fewer than 3 models)');
   const g = r.regression;
   const conclusion = g.same_conclusion === null ? '' : `<p data-testid="relabel-conclusion">Conclusion at p &lt; 0.05: ${g.same_conclusion ? 'unchanged' : '<strong>changed</strong>'}.</p>`;
-  return `<p class="note">G-Scores re-scored from the models' parsed boxes against the pseudo-labels (${h(r.before)}) and the reviewed labels (${h(r.after)}). Change: paired bootstrap 95% interval over objects labelled in both; flipped: objects whose hit changed.</p>
-<table id="relabel"><thead><tr><th>Model</th><th>Column</th><th>Pseudo-labels</th><th>Reviewed</th><th>Change</th><th>Flipped</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
+  return `<p class="note">G-Scores of the models' answers scored again, as <code>gsr score grounding</code> scores them, against the pseudo-labels (${h(r.before)}) and the reviewed labels (${h(r.after)}). Change: paired bootstrap 95% interval over objects labelled in both; flipped: objects labelled in both whose hit changed; added / removed: objects labelled only after / only before review; no label: objects without a label in each file (not scored).</p>
+<table id="relabel"><thead><tr><th>Model</th><th>Column</th><th>Pseudo-labels</th><th>Reviewed</th><th>Change</th><th>Flipped</th><th>Added</th><th>Removed</th><th>No label (before / after)</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
 <p>Regression ${h(g.y)} on ${h(g.x)} across ${g.models.length} models: pseudo-labels ${h(fit(g.before))}; reviewed ${h(fit(g.after))}.</p>${leftOutHtml(r.left_out)}${conclusion}`;
 }
 

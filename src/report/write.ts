@@ -155,17 +155,19 @@ export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOp
     },
     { id: 'gallery', title: 'Gallery', html: galleryHtml(gallery) },
   ];
+  const relabelWarnings: string[] = [];
   if (o.reviewed && o.annotations) {
     const y = o.regressionY ?? 'reasoning:whatsup-a:circular';
     const x = o.regressionX ?? 'grounding:whatsup-a/subject';
     const relabel = await relabelResults(results, o.annotations, o.reviewed, { y, x, ...stat });
     sections.splice(4, 0, { id: 'relabel', title: 'Pseudo-labels vs reviewed labels', html: relabelHtml(relabel) });
+    relabelWarnings.push(...relabel.warnings);
   }
   // After the relabel section (its place counts from the start): What'sUp's own metrics beside Table 1.
   if (whatsup.rows.length > 0 || whatsup.missing.length > 0) {
     sections.splice(1, 0, { id: 'whatsup', title: "What'sUp's own metrics: individual, pair and set accuracy (Controlled A and B)", html: whatsupTableHtml(whatsup) });
   }
-  const warnings = [...results.flatMap((r) => r.warnings), ...gallery.warnings, ...whatsup.warnings];
+  const warnings = [...results.flatMap((r) => r.warnings), ...gallery.warnings, ...whatsup.warnings, ...relabelWarnings];
   return { html: renderPage(o.title ?? 'gsr-bench report', sections, warnings, o.generated ?? new Date().toISOString()), files };
 }
 

@@ -35,7 +35,7 @@ export function countNoBox(columns: Iterable<{ n: number; unparsed?: number; mis
   return c;
 }
 
-export function groundingUnparsed(g: Pick<GroundingResult, 'columns' | 'unparsed_reasons'>): UnparsedCount {
+export function groundingUnparsed(g: Pick<GroundingResult, 'columns' | 'unparsed_reasons'>): UnparsedCount & { no_label: number } {
   const reasons = Object.fromEntries(Object.entries(g.unparsed_reasons).filter(([k]) => k !== 'missing' && k !== 'failed'));
   return { ...countNoBox(Object.values(g.columns)), reasons };
 }
