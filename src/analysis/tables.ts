@@ -19,6 +19,41 @@ export interface StatOptions {
 }
 
 const rootVariant = (r: ModelResults): ReasoningVariant | undefined => r.reasoning.find((v) => v.variant === '');
+
+/** Task names as the report labels them (the paper's, Section 3). */
+export const TASK_NAMES: Record<string, string> = { tg: 'TG (template-based generation)', mc: 'MC (multiple choice)' };
+const TASK_ORDER = ['tg', 'mc'];
+/** Result sets that are not a reasoning task of their own: DAP has its table. */
+const NOT_TASKS = ['dap', ...['nodap', 'no-dap', 'no_dap', 'baseline']];
+
+/**
+ * A model's result set for a reasoning task: its subfolder named after the task (the pipeline's `tg/`,
+ * `mc/`), else its own folder when that was scored on the task (`gsr score reasoning` writes `task`).
+ * `task` undefined: the model's own folder, whatever its task.
+ */
+export function taskVariant(r: ModelResults, task?: string): ReasoningVariant | undefined {
+  const root = rootVariant(r);
+  if (task === undefined) return root;
+  return r.reasoning.find((v) => v.variant === task && v.summary) ?? (root?.summary?.task === task ? root : undefined);
+}
+
+/**
+ * The reasoning tasks the results hold, TG then MC then others: each gets its own Table 1 and position
+ * bias. Results whose own folder names no task give one unlabelled entry (undefined).
+ */
+export function reasoningTasks(results: ModelResults[]): Array<string | undefined> {
+  const tasks = new Set<string>();
+  let unlabelled = false;
+  for (const r of results) {
+    const root = rootVariant(r)?.summary;
+    if (root?.task && !NOT_TASKS.includes(root.task)) tasks.add(root.task);
+    else if (root) unlabelled = true;
+    for (const v of r.reasoning) if (v.variant !== '' && v.summary && !NOT_TASKS.includes(v.variant) && (v.summary.task ?? v.variant) === v.variant) tasks.add(v.variant);
+  }
+  const rank = (t: string) => (TASK_ORDER.includes(t) ? TASK_ORDER.indexOf(t) : TASK_ORDER.length);
+  const ordered: Array<string | undefined> = [...tasks].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  return unlabelled && ordered.length === 0 ? [undefined] : ordered;
+}
 const asNumbers = (xs: boolean[]) => xs.map((b) => (b ? 1 : 0));
 
 /**
@@ -31,17 +66,19 @@ const estimators: Record<'circular' | 'vanilla', (items: ItemOutcome[]) => Ratio
   vanilla: (items) => ({ num: items.map((i) => i.right), den: items.map((i) => i.rotations) }),
 };
 
-/** Table 1: per split CircularEval and VanillaEval accuracy, and the Total Average. */
+/** Table 1: per split CircularEval and VanillaEval accuracy, and the Total Average, of one task. */
 export interface ReasoningTable {
+  /** The task (`tg`, `mc`, ...); undefined when the results name none. */
+  task?: string;
   splits: string[];
   rows: { model: string; cells: Record<string, { circular: Cell; vanilla: Cell }>; total: { circular: Cell; vanilla: Cell } }[];
 }
 
-export function buildReasoningTable(results: ModelResults[], o: StatOptions): ReasoningTable {
-  const withReasoning = results.filter((r) => rootVariant(r)?.summary);
-  const splits = orderSplits(withReasoning.flatMap((r) => Object.keys(rootVariant(r)!.summary!.splits)));
+export function buildReasoningTable(results: ModelResults[], o: StatOptions, task?: string): ReasoningTable {
+  const withReasoning = results.filter((r) => taskVariant(r, task)?.summary);
+  const splits = orderSplits(withReasoning.flatMap((r) => Object.keys(taskVariant(r, task)!.summary!.splits)));
   const rows = withReasoning.map((r) => {
-    const v = rootVariant(r)!;
+    const v = taskVariant(r, task)!;
     const summary = v.summary!;
     const bySplit = groupBy(v.items ?? [], (i) => i.split);
     const cells: ReasoningTable['rows'][number]['cells'] = {};
@@ -66,7 +103,7 @@ export function buildReasoningTable(results: ModelResults[], o: StatOptions): Re
       },
     };
   });
-  return { splits, rows };
+  return { task, splits, rows };
 }
 
 /** Table 2: G-Score per split/role column and the Avg G-Score. */
@@ -240,14 +277,14 @@ export function buildSplitBreakdown(results: ModelResults[]): SplitBreakdownRow[
 }
 
 /**
- * Position bias as shares of answers per shown position, per model. Reads scoring's
- * `{n, chosen: {A: share, ...}, correct: {...}}`; also `{pos: count}` or `{split: {pos: count}}`
- * (summed), turned into shares.
+ * Position bias of one task (see {@link taskVariant}) as shares of answers per shown position, per
+ * model. Reads scoring's `{n, chosen: {A: share, ...}, correct: {...}}`; also `{pos: count}` or
+ * `{split: {pos: count}}` (summed), turned into shares.
  */
-export function positionBiasRows(results: ModelResults[]): { category: string; series: string; value: number }[] {
+export function positionBiasRows(results: ModelResults[], task?: string): { category: string; series: string; value: number }[] {
   const rows: { category: string; series: string; value: number }[] = [];
   for (const r of results) {
-    const raw = rootVariant(r)?.summary?.position_bias as Record<string, unknown> | undefined;
+    const raw = taskVariant(r, task)?.summary?.position_bias as Record<string, unknown> | undefined;
     if (!raw || typeof raw !== 'object') continue;
     const pb = raw.chosen && typeof raw.chosen === 'object' ? (raw.chosen as Record<string, unknown>) : raw;
     const totals = new Map<string, number>();

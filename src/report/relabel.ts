@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { groundingWithoutBoxes, parseMetric, metricValue } from '../analysis/metrics.js';
+import { parseMetric, metricValue, unreadableReasons } from '../analysis/metrics.js';
 import { regressionShift, relabelModel, responsesFromItems, scoringOptionsOf, type RegressionShift, type RelabelModel } from '../analysis/relabel.js';
 import type { GroundingItemRecord, ModelResults } from '../analysis/results-types.js';
 import { readCocoFile } from '../formats/coco.js';
@@ -73,7 +73,7 @@ export async function relabelResults(results: ModelResults[], before: string, af
     const pick = (which: 'before' | 'after') => (xSpec.split === 'avg' ? (which === 'before' ? m.avg_before : m.avg_after) : (m.columns[xSpec.split]?.[which] ?? null));
     const y = metricValue(r, ySpec);
     const [xb, xa] = [pick('before'), pick('after')];
-    const noBoxes = groundingWithoutBoxes(r, xSpec) ?? groundingWithoutBoxes(r, ySpec);
+    const noBoxes = unreadableReasons(r, [xSpec, ySpec]);
     if (noBoxes) leftOut.push({ label: m.model, reason: noBoxes });
     else if (y !== null && xb !== null && xa !== null) rows.push({ model: m.model, y, before: xb, after: xa });
   }

@@ -3,7 +3,7 @@ import type { PhotoObject, PhotosSummary } from '../formats/photos.js';
 import type { RegressionReport } from '../analysis/regression.js';
 import { escapeHtml as h } from './escape.js';
 import type { Gallery } from './gallery.js';
-import { CHANCE_NULL, type Cell, type DapRow, type GroundingTable, type ReasoningTable, type RelationBreakdown, type SplitBreakdownRow } from '../analysis/tables.js';
+import { CHANCE_NULL, TASK_NAMES, type Cell, type DapRow, type GroundingTable, type ReasoningTable, type RelationBreakdown, type SplitBreakdownRow } from '../analysis/tables.js';
 import type { WhatsupPublished, WhatsupTable } from '../analysis/whatsup.js';
 import { formatP } from '../util/stats.js';
 
@@ -16,18 +16,35 @@ function cellHtml(c: Cell, testId: string): string {
   return `<td data-testid="${h(testId)}" data-value="${c.value}">${pct(c.value)}${ci}</td>`;
 }
 
+/** Table 1 of one task: `table1-<task>`, cells `t1:<task>:<model>:<split>:circular|vanilla` (no task: `table1`, `t1:<model>:...`). */
 export function reasoningTableHtml(t: ReasoningTable): string {
   if (t.rows.length === 0) return '<p class="note">No reasoning results.</p>';
+  const id = (rest: string) => (t.task ? `t1:${t.task}:${rest}` : `t1:${rest}`);
   const head1 = t.splits.map((s) => `<th colspan="2">${h(s)}</th>`).join('') + '<th colspan="2">Total Average</th>';
   const head2 = [...t.splits, 'total'].map(() => '<th>Circ.</th><th>Van.</th>').join('');
   const body = t.rows
     .map((r) => {
-      const cells = t.splits.map((s) => cellHtml(r.cells[s].circular, `t1:${r.model}:${s}:circular`) + cellHtml(r.cells[s].vanilla, `t1:${r.model}:${s}:vanilla`)).join('');
-      const total = cellHtml(r.total.circular, `t1:${r.model}:total:circular`) + cellHtml(r.total.vanilla, `t1:${r.model}:total:vanilla`);
+      const cells = t.splits.map((s) => cellHtml(r.cells[s].circular, id(`${r.model}:${s}:circular`)) + cellHtml(r.cells[s].vanilla, id(`${r.model}:${s}:vanilla`))).join('');
+      const total = cellHtml(r.total.circular, id(`${r.model}:total:circular`)) + cellHtml(r.total.vanilla, id(`${r.model}:total:vanilla`));
       return `<tr><th scope="row">${h(r.model)}</th>${cells}${total}</tr>`;
     })
     .join('\n');
-  return `<table id="table1"><thead><tr><th rowspan="2">Model</th>${head1}</tr><tr>${head2}</tr></thead><tbody>${body}</tbody></table>`;
+  const caption = t.task ? `<caption>${h(TASK_NAMES[t.task] ?? t.task.toUpperCase())}: CircularEval (Circ.) and VanillaEval (Van.)</caption>` : '';
+  return `<table id="${t.task ? `table1-${h(t.task)}` : 'table1'}">${caption}<thead><tr><th rowspan="2">Model</th>${head1}</tr><tr>${head2}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/** Position bias of one task as numbers beside its chart: `pb:<task>:<model>:<position>` holds the share. */
+export function positionBiasTableHtml(rows: { category: string; series: string; value: number }[], task: string | undefined): string {
+  const positions = [...new Set(rows.map((r) => r.category))].sort();
+  const models = [...new Set(rows.map((r) => r.series))];
+  const id = (m: string, p: string) => (task ? `pb:${task}:${m}:${p}` : `pb:${m}:${p}`);
+  const body = models
+    .map((m) => `<tr><th scope="row">${h(m)}</th>${positions.map((p) => {
+      const v = rows.find((r) => r.series === m && r.category === p)?.value;
+      return v === undefined ? '<td class="na">—</td>' : `<td data-testid="${h(id(m, p))}" data-value="${v}">${pct(v)}</td>`;
+    }).join('')}</tr>`)
+    .join('');
+  return `<details><summary>Shares of answers by shown position (%)</summary><table class="position-bias"><thead><tr><th>Model</th>${positions.map((p) => `<th>${h(p)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></details>`;
 }
 
 export function groundingTableHtml(t: GroundingTable): string {

@@ -176,7 +176,7 @@ describe("the README's ask-a-model example against servers answering in differen
     expect(intervals.all).toBeGreaterThan(40);
     expect(intervals.outside).toEqual([]);
     const ci = (id: string) => new RegExp(`data-testid="${id}"[^>]*>[^<]*<span class="ci">([^<]*)<`).exec(html)![1];
-    for (const sim of ['sim-g20', 'sim-g60', 'sim-g95']) expect(ci(`t1:${sim}:synthetic:vanilla`)).not.toBe(ci(`t1:${sim}:synthetic:circular`));
+    for (const sim of ['sim-g20', 'sim-g60', 'sim-g95']) expect(ci(`t1:tg:${sim}:synthetic:vanilla`)).not.toBe(ci(`t1:tg:${sim}:synthetic:circular`));
     // Above chance: always-first and random never read significant; the geometric baseline does.
     const chance = (m: string) => Number(new RegExp(`data-testid="chance:${m}:synthetic:p" data-value="([^"]*)"`).exec(html)![1]);
     expect(chance('always-first')).toBe(1);
