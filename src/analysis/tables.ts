@@ -23,8 +23,9 @@ const rootVariant = (r: ModelResults): ReasoningVariant | undefined => r.reasoni
 /** Task names as the report labels them (the paper's, Section 3). */
 export const TASK_NAMES: Record<string, string> = { tg: 'TG (template-based generation)', mc: 'MC (multiple choice)' };
 const TASK_ORDER = ['tg', 'mc'];
-/** Result sets that are not a reasoning task of their own: DAP has its table. */
-const NOT_TASKS = ['dap', ...['nodap', 'no-dap', 'no_dap', 'baseline']];
+const NO_DAP_NAMES = ['nodap', 'no-dap', 'no_dap', 'baseline'];
+/** Result sets that are not a reasoning task of their own: DAP and its comparison have their table. */
+const NOT_TASKS = ['dap', ...NO_DAP_NAMES];
 
 /**
  * A model's result set for a reasoning task: its subfolder named after the task (the pipeline's `tg/`,
@@ -164,8 +165,6 @@ export interface DapRow {
   with: number;
   mcnemar: McNemarResult;
 }
-
-const NO_DAP_NAMES = ['nodap', 'no-dap', 'no_dap', 'baseline'];
 
 /**
  * The DAP variant is the subfolder named `dap` or whose reasoning.json has task `dap`; the comparison

@@ -38,12 +38,11 @@ export function positionBiasTableHtml(rows: { category: string; series: string; 
   const positions = [...new Set(rows.map((r) => r.category))].sort();
   const models = [...new Set(rows.map((r) => r.series))];
   const id = (m: string, p: string) => (task ? `pb:${task}:${m}:${p}` : `pb:${m}:${p}`);
-  const body = models
-    .map((m) => `<tr><th scope="row">${h(m)}</th>${positions.map((p) => {
-      const v = rows.find((r) => r.series === m && r.category === p)?.value;
-      return v === undefined ? '<td class="na">—</td>' : `<td data-testid="${h(id(m, p))}" data-value="${v}">${pct(v)}</td>`;
-    }).join('')}</tr>`)
-    .join('');
+  const cell = (m: string, p: string) => {
+    const v = rows.find((r) => r.series === m && r.category === p)?.value;
+    return v === undefined ? '<td class="na">—</td>' : `<td data-testid="${h(id(m, p))}" data-value="${v}">${pct(v)}</td>`;
+  };
+  const body = models.map((m) => `<tr><th scope="row">${h(m)}</th>${positions.map((p) => cell(m, p)).join('')}</tr>`).join('');
   return `<details><summary>Shares of answers by shown position (%)</summary><table class="position-bias"><thead><tr><th>Model</th>${positions.map((p) => `<th>${h(p)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></details>`;
 }
 

@@ -6,10 +6,10 @@
  * then re-scored; the figures must be those of scoring the same answers against the reviewed file.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAllResults } from '../../src/analysis/load-results.js';
 import type { CocoFile } from '../../src/formats/coco.js';
 import type { ResponseRecord } from '../../src/formats/responses.js';
@@ -88,6 +88,9 @@ describe('gsr analyze relabel gives what gsr score grounding gives against the r
     expect(set.corrupted.filter((c) => c.kind === 'not-found').length).toBeGreaterThan(1);
     expect(set.corrupted.filter((c) => c.kind === 'wrong-place').length).toBeGreaterThan(3);
   }, scaled(120_000));
+  afterAll(() => {
+    for (const dir of [work, set?.dir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('add: a box drawn for a noun the detector missed is scored (the answer about it was kept)', async () => {
     const missed = set.corrupted.filter((c) => c.kind === 'not-found');
