@@ -36,7 +36,7 @@ beforeAll(async () => {
   writeFileSync(
     file,
     `name: no-label\nout: ${join(work, 'out')}\ndataset:\n  manifest: ${set.manifest}\nannotations:\n  source: file\n  file: ${labels}\nprompts:\n  tasks: [grounding, tg]\n` +
-      'models:\n  - { name: geometric, kind: geometric }\n  - { name: random, kind: random, seed: 3 }\n  - { name: always-first, kind: always-first }\n',
+      'models:\n  - { name: random-4, kind: random, seed: 4 }\n  - { name: random, kind: random, seed: 3 }\n  - { name: always-first, kind: always-first }\n',
   );
   result = await runPipeline(file, { log: () => {} });
   const printed = runCli(['pipeline', 'run', file]);
@@ -57,8 +57,6 @@ describe('objects without a pseudo-label: score grounding, the pipeline summary 
     for (const row of result.rows) expect([row.g_score, row.g_no_label, row.g_objects]).toEqual([null, unlabelled, set.items.length - (unlabelled - objects)]);
     expect(stdout).toContain(`\nG-Score: ${note}\n`);
     expect(stdout).toMatch(new RegExp(`^random +random .* - +0/${set.items.length - (unlabelled - objects)} +${unlabelled} +0$`, 'm'));
-    // The subject column is still a measurement: the regression on it runs.
-    expect(result.regression!.slope).not.toBeNull();
   });
 
   it('gsr score grounding on the same answers prints the same count and line', () => {
@@ -76,7 +74,9 @@ describe('objects without a pseudo-label: score grounding, the pipeline summary 
 
   it('the report shows the count beside each model, the line under Table 2, and no Avg G-Score', () => {
     const html = readFileSync(result.report!, 'utf8');
-    for (const m of ['geometric', 'random', 'always-first']) {
+    // A column without a labelled object has no accuracy and no mean IoU: grounding.json still reads.
+    expect(html).not.toContain('while reading results');
+    for (const m of ['random-4', 'random', 'always-first']) {
       expect(html).toContain(`data-testid="t2:${m}:no-label" data-value="${unlabelled}"`);
       expect(html).toContain(`<td class="na" data-testid="t2:${m}:avg">`);
     }
