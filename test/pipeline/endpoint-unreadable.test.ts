@@ -4,12 +4,12 @@
  * it left out of the regression and why, for unreadable reasoning answers as for unreadable boxes, and
  * the report's MC position bias shows an endpoint that answers "A" to every MC prompt.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
-import { REPO_ROOT, scaled } from '../helpers/cli.js';
+import { scaled } from '../helpers/cli.js';
+import { writeReducedDemo } from '../helpers/demo.js';
 import { startFakeServer } from '../mllm/fake-server.js';
 import { spawnCli } from '../mllm/spawn.js';
 
@@ -19,18 +19,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const SCENES = 16;
 
-/** The shipped demo on fewer scenes, exact labels, no real photos, three of the simulated answerers; the endpoint entry as shipped. */
-function reducedDemo(): string {
-  const demo = parse(readFileSync(join(REPO_ROOT, 'pipelines', 'demo.yaml'), 'utf8')) as Record<string, any>;
-  demo.out = out;
-  demo.dataset.synthetic.count = SCENES;
-  demo.annotations = { source: 'exact' };
-  delete demo.photos;
-  demo.models = demo.models.filter((m: { name: string }) => !/^sim-g(10|35|50|70|85)$/.test(m.name));
-  const file = join(work, 'demo-small.yaml');
-  writeFileSync(file, stringify(demo));
-  return file;
-}
+const reducedDemo = () => writeReducedDemo(work, out, SCENES);
 
 /** `npm start` with the endpoint set: the printed summary and the report. */
 async function askModel(model: string, reply: (text: string) => string): Promise<{ stdout: string; html: string }> {
