@@ -22,7 +22,7 @@ export { leaveOneOut, withoutRow, formatInfluence, type InfluenceReport, type In
 /** How far a fit can move within the rounding of its printed inputs. */
 export { roundingSensitivity, formatRounding, type RoundingSensitivity } from './rounding.js';
 /** Metrics read from results folders by name (`reasoning:whatsup-a:circular`, `grounding:whatsup-a/subject`). */
-export { parseMetric, metricValue, tableFromResults, groundingWithoutBoxes, NO_BOX_SHARE, type MetricSpec } from './metrics.js';
+export { parseMetric, metricValue, tableFromResults, groundingWithoutBoxes, reasoningUnreadable, unreadableReasons, NO_BOX_SHARE, UNREADABLE_SHARE, type MetricSpec } from './metrics.js';
 /** Per-item outcomes folded from scored records (CircularEval / VanillaEval), grouping helpers. */
 export { ItemOutcomeFolder, groundingOutcome, groupBy, shareTrue } from './outcomes.js';
 /** Monte-Carlo power and false-positive rate of the cross-model regression; exact power from the noncentral t. */
@@ -39,6 +39,9 @@ export {
   buildRelationBreakdown,
   buildSplitBreakdown,
   positionBiasRows,
+  reasoningTasks,
+  taskVariant,
+  TASK_NAMES,
   type Cell,
   type ReasoningTable,
   type GroundingTable,
@@ -50,7 +53,7 @@ export {
 /** Regression inputs from a CSV or results folders, and the fit with one-line errors. */
 export { fitTable, loadRegressionTable, type RegressionInput } from './regression-input.js';
 /** G-Scores re-scored against reviewed labels, and how the reasoning-on-grounding regression moves. */
-export { relabelModel, truthBoxes, regressionShift, type RelabelModel, type RelabelColumn, type RegressionShift } from './relabel.js';
+export { relabelModel, responsesFromItems, scoringOptionsOf, truthBoxes, regressionShift, type RelabelModel, type RelabelColumn, type RegressionShift } from './relabel.js';
 /** Cohen's kappa of two raters. */
 export { cohenKappa, type KappaResult } from './agreement.js';
 /** Measured beside the GSR-Bench paper's published Tables 1-3. */

@@ -31,7 +31,10 @@ export async function loadModelResults(dir: string): Promise<ModelResults> {
   }
   const grounding = await readResultsSummary(dir, 'grounding', warnings);
   const outcomes: GroundingOutcome[] = [];
-  const hasGroundingItems = await readResultItems(dir, 'grounding', warnings, (r) => outcomes.push(groundingOutcome(r)));
+  // Objects without a label are not scored (docs/scoring.md, "Semantics"): no outcome.
+  const hasGroundingItems = await readResultItems(dir, 'grounding', warnings, (r) => {
+    if (r.status !== 'no_label') outcomes.push(groundingOutcome(r));
+  });
   if (reasoning.length === 0 && grounding === null && !hasGroundingItems) {
     throw new GsrError(`${dir}: no reasoning.json, grounding.json or *-items.jsonl found${warnings.length ? ` (${warnings[0]})` : ''}`);
   }

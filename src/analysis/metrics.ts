@@ -48,27 +48,60 @@ export function metricValue(results: ModelResults, spec: MetricSpec): number | n
 }
 
 /**
- * Above this share of grounding answers without a box (unparsed, or never answered), a model's
- * G-Score measures its answer format, not its grounding: regressions leave the model out and say so.
+ * Above this share of unreadable answers (no box read from a grounding answer; no option read from a
+ * TG or MC answer; or no answer at all), a model's figure measures its answer format, not its
+ * grounding or reasoning: regressions leave the model out and say so.
  */
-export const NO_BOX_SHARE = 0.5;
+export const UNREADABLE_SHARE = 0.5;
+/** The same threshold under its first name (grounding answers without a box). */
+export const NO_BOX_SHARE = UNREADABLE_SHARE;
 
 /**
  * Why a model's G-Score for `spec` (its column, or every column for `avg`) is no measurement, or
- * null when it is one: more than {@link NO_BOX_SHARE} of the objects got no box.
+ * null when it is one: more than {@link UNREADABLE_SHARE} of the objects got no box.
  */
 export function groundingWithoutBoxes(results: ModelResults, spec: MetricSpec): string | null {
   const g = results.grounding;
   if (spec.kind !== 'grounding' || !g) return null;
   const { total: n, unparsed, missing } = countNoBox(spec.split === 'avg' ? Object.values(g.columns) : [g.columns[spec.split]].filter((c) => c !== undefined));
-  if (n === 0 || (unparsed + missing) / n <= NO_BOX_SHARE) return null;
+  if (n === 0 || (unparsed + missing) / n <= UNREADABLE_SHARE) return null;
   return `no box read from ${unparsed + missing} of ${n} grounding answers (${unparsed} unparsed, ${missing} missing)`;
 }
 
 /**
+ * Why a model's reasoning figure for `spec` (its split, or every split for `total`) is no measurement,
+ * or null when it is one: more than {@link UNREADABLE_SHARE} of the prompts got no answer an
+ * extraction rule could read (reasoning.json's `unparsed` counts the missing ones too).
+ */
+export function reasoningUnreadable(results: ModelResults, spec: MetricSpec): string | null {
+  if (spec.kind !== 'reasoning') return null;
+  const v = results.reasoning.find((x) => x.variant === spec.variant)?.summary;
+  if (!v) return null;
+  const splits = spec.split === 'total' ? Object.values(v.splits) : [v.splits[spec.split]].filter((s) => s !== undefined);
+  let prompts = 0;
+  let unreadable = 0;
+  let missing = 0;
+  for (const s of splits) {
+    const loose = s as { prompts?: unknown; missing?: unknown };
+    prompts += typeof loose.prompts === 'number' ? loose.prompts : s.n;
+    unreadable += s.unparsed ?? 0;
+    missing += typeof loose.missing === 'number' ? loose.missing : 0;
+  }
+  if (prompts === 0 || unreadable / prompts <= UNREADABLE_SHARE) return null;
+  const task = v.task ? v.task.toUpperCase() : 'reasoning';
+  return `no option read from ${unreadable} of ${prompts} ${task} answers (${unreadable - missing} unparsed, ${missing} missing)`;
+}
+
+/** Why a model's figures for these metrics are no measurement (every reason, x's and y's), or null. */
+export function unreadableReasons(results: ModelResults, specs: readonly MetricSpec[]): string | null {
+  const reasons = [...new Set(specs.map((s) => groundingWithoutBoxes(results, s) ?? reasoningUnreadable(results, s)).filter((r): r is string => r !== null))];
+  return reasons.length ? reasons.join('; ') : null;
+}
+
+/**
  * A regression table across models from their results: one row per model that has every metric;
- * models lacking one, or whose G-Score is no measurement ({@link groundingWithoutBoxes}), are listed
- * as skipped with why.
+ * models lacking one, or whose G-Score or reasoning figure rests on mostly unreadable answers
+ * ({@link unreadableReasons}), are listed as skipped with why.
  */
 export function tableFromResults(results: ModelResults[], y: string, xs: string[]): import('./regression.js').RegressionTable {
   const ySpec = parseMetric(y);
@@ -82,9 +115,9 @@ export function tableFromResults(results: ModelResults[], y: string, xs: string[
       table.skipped.push({ label: r.model, reason: `no ${[y, ...xs][missing]}` });
       continue;
     }
-    const noBoxes = [ySpec, ...xSpecs].map((s) => groundingWithoutBoxes(r, s)).find((w) => w !== null);
-    if (noBoxes) {
-      table.skipped.push({ label: r.model, reason: noBoxes });
+    const unreadable = unreadableReasons(r, [...xSpecs, ySpec]);
+    if (unreadable) {
+      table.skipped.push({ label: r.model, reason: unreadable });
       continue;
     }
     table.labels.push(r.model);

@@ -1,37 +1,49 @@
 /**
- * G-Scores re-scored against corrected labels: each model's parsed boxes (grounding-items.jsonl)
- * are compared with the boxes of the file before review and of the file after it, with the same
- * rule as scoring (IoU >= threshold against the best-scoring annotation per item and role), so the
- * "after" figures equal `gsr score grounding` against the reviewed file. Pure.
+ * G-Scores re-scored against corrected labels: each model's answers, as its grounding-items.jsonl keeps
+ * them, are scored by `scoreGrounding` (the function behind `gsr score grounding`) against the file
+ * before review and the file after it, with the options the model was scored with (grounding.json).
+ * So the "after" figures are what `gsr score grounding` gives against the reviewed file, for every
+ * edit: a moved, added, deleted or relabelled box, or a new mask. Pure.
  */
 import type { CocoFile } from '../formats/coco.js';
-import { boxIou, xywhToXyxy, type Box } from '../geometry/boxes.js';
+import type { ResponseRecord } from '../formats/responses.js';
+import { xywhToXyxy, type Box } from '../geometry/boxes.js';
+import { scoreGrounding, type GroundingItemResult, type GroundingResult, type GroundTruthIndex, type ScoreGroundingOptions } from '../scoring/grounding.js';
 import { bootstrapMean, bootstrapMeanOfMeans, type BootstrapInterval } from './bootstrap.js';
 import { ols } from './ols.js';
+import { groupBy } from './outcomes.js';
 import type { GroundingItemRecord } from './results-types.js';
 
 export interface RelabelColumn {
-  /** Objects scored against each file (an object without a label in a file is not scored there). */
+  /** Labelled objects scored against each file. */
   n_before: number;
   n_after: number;
+  /** Objects of the column without a label in each file (not scored there). */
+  no_label_before: number;
+  no_label_after: number;
   before: number | null;
   after: number | null;
   /** after - before over the objects labelled in both, with a paired bootstrap interval. */
   delta: BootstrapInterval | null;
-  /** Objects whose hit/miss changed. */
+  /** Objects labelled in both files whose hit/miss changed. */
   flipped: number;
+  /** Objects labelled only after review (a box drawn where there was none), and only before (a label removed). */
+  added: number;
+  removed: number;
 }
 
 export interface RelabelModel {
   model: string;
   iou_threshold: number;
+  box_format: string;
   columns: Record<string, RelabelColumn>;
+  /** Avg G-Score against each file, as `gsr score grounding` gives it (null when a declared column has no labelled object). */
   avg_before: number | null;
   avg_after: number | null;
   /** Interval of the after Avg G-Score (resampling objects within columns). */
   avg_after_ci: BootstrapInterval | null;
-  /** Items records with no parsed box field to re-score (counted, scored as misses). */
-  without_box: number;
+  /** Objects labelled only after review of which the results folder keeps no record (scored as missing): folders scored before the answers about unlabelled objects were kept. */
+  unanswered_after: number;
 }
 
 export interface RelabelOptions {
@@ -56,55 +68,115 @@ export function truthBoxes(coco: CocoFile): Truth {
   return new Map([...best].map(([k, v]) => [k, v.box]));
 }
 
-function parsedBox(r: GroundingItemRecord): Box | null {
-  const b = r.box as unknown;
+/** A finite xyxy box or null. */
+function validBox(b: unknown): Box | null {
   return Array.isArray(b) && b.length === 4 && b.every((v) => typeof v === 'number' && Number.isFinite(v)) ? (b as Box) : null;
 }
 
-const hitOf = (box: Box | null, gt: Box | undefined, threshold: number) => (gt === undefined ? undefined : box !== null && boxIou(box, gt) >= threshold);
-
-/** Re-scores one model's grounding items against the labels before and after review. */
-export function relabelModel(model: string, items: readonly GroundingItemRecord[], before: Truth, after: Truth, threshold: number, options: RelabelOptions = {}): RelabelModel {
-  const groups = new Map<string, { before: number[]; after: number[]; paired: number[]; flipped: number }>();
-  let withoutBox = 0;
+/**
+ * The answers a results folder's grounding items keep, as the response records scoring reads: an
+ * answer's text when the folder knows how it was read (`fromOutput`), else its parsed box written as
+ * original-image pixels (read back by the `pixels` format). Objects never answered give no record.
+ */
+export function responsesFromItems(model: string, items: readonly GroundingItemRecord[], fromOutput: boolean): ResponseRecord[] {
+  const out: ResponseRecord[] = [];
   for (const r of items) {
-    const key = `${r.item}/${r.role}`;
-    const box = parsedBox(r);
-    if (box === null && r.box === undefined) withoutBox++;
-    const hb = hitOf(box, before.get(key), threshold);
-    const ha = hitOf(box, after.get(key), threshold);
-    const col = `${r.split}/${r.role}`;
-    const g = groups.get(col) ?? groups.set(col, { before: [], after: [], paired: [], flipped: 0 }).get(col)!;
-    if (hb !== undefined) g.before.push(hb ? 1 : 0);
-    if (ha !== undefined) g.after.push(ha ? 1 : 0);
-    if (hb !== undefined && ha !== undefined) {
-      g.paired.push((ha ? 1 : 0) - (hb ? 1 : 0));
-      if (ha !== hb) g.flipped++;
+    const base = { key: r.key ?? `${r.item}/${r.role}`, model, item: r.item, split: r.split, task: 'grounding', role: r.role as ResponseRecord['role'], error: null };
+    if (r.status === 'missing') continue;
+    if (r.status === 'failed') {
+      const reason = (r as { reason?: unknown }).reason;
+      out.push({ ...base, output: '', status: 'failed', error: typeof reason === 'string' ? reason : 'failed' });
+      continue;
     }
+    if (fromOutput) {
+      if (typeof r.output === 'string') out.push({ ...base, output: r.output, status: 'ok' });
+      continue;
+    }
+    const box = validBox(r.box);
+    // No box: an answer no rule read (a miss either way).
+    out.push({ ...base, output: box ? JSON.stringify(box) : '', status: 'ok' });
   }
-  const meanOf = (v: number[]) => (v.length ? v.reduce((a, b) => a + b, 0) / v.length : null);
-  const boot = { resamples: options.resamples ?? 2000, seed: options.seed ?? 0 };
+  return out;
+}
+
+const key = (i: { item: string; role?: string }) => `${i.item}/${i.role}`;
+
+/**
+ * Scores one model's answers against the labels before and after review with `options` (its grounding.json's),
+ * and compares the two per column: labelled objects, accuracies, and the objects that flipped, were added or removed.
+ */
+export function relabelModel(
+  model: string,
+  responses: readonly ResponseRecord[],
+  before: GroundTruthIndex,
+  after: GroundTruthIndex,
+  options: ScoreGroundingOptions,
+  stat: RelabelOptions = {},
+  /** `item/role` of the objects the results folder keeps a record of (default: those answered). */
+  kept?: ReadonlySet<string>,
+): RelabelModel {
+  const b = scoreGrounding(responses, before, { ...options, model });
+  const a = scoreGrounding(responses, after, { ...options, model });
+  const answered = new Set(responses.map(key));
+  const boot = { resamples: stat.resamples ?? 2000, seed: stat.seed ?? 0 };
+  const beforeBy = new Map(b.items.map((i) => [key(i), i]));
+  const afterBy = new Map(a.items.map((i) => [key(i), i]));
+  const labelled = (i: GroundingItemResult | undefined) => i !== undefined && i.status !== 'no_label';
+  const afterByColumn = groupBy(a.items, (i) => `${i.split}/${i.role}`);
+  const beforeByColumn = groupBy(b.items, (i) => `${i.split}/${i.role}`);
+  let unanswered = 0;
+  const names = [...Object.keys(a.result.columns), ...Object.keys(b.result.columns).filter((c) => !(c in a.result.columns))];
   const columns: Record<string, RelabelColumn> = {};
-  for (const [col, g] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const col of names) {
+    const [cb, ca] = [b.result.columns[col], a.result.columns[col]];
+    const paired: number[] = [];
+    let flipped = 0;
+    let added = 0;
+    for (const i of afterByColumn.get(col) ?? []) {
+      if (!labelled(i)) continue;
+      const prev = beforeBy.get(key(i));
+      if (!labelled(prev)) {
+        added++;
+        if (!(kept ?? answered).has(key(i))) unanswered++;
+        continue;
+      }
+      paired.push((i.hit ? 1 : 0) - (prev!.hit ? 1 : 0));
+      if (i.hit !== prev!.hit) flipped++;
+    }
+    const removed = (beforeByColumn.get(col) ?? []).filter((i) => labelled(i) && !labelled(afterBy.get(key(i)))).length;
     columns[col] = {
-      n_before: g.before.length,
-      n_after: g.after.length,
-      before: meanOf(g.before),
-      after: meanOf(g.after),
-      delta: g.paired.length ? bootstrapMean(g.paired, boot) : null,
-      flipped: g.flipped,
+      n_before: cb?.n ?? 0,
+      n_after: ca?.n ?? 0,
+      no_label_before: cb?.no_label ?? 0,
+      no_label_after: ca?.no_label ?? 0,
+      before: cb?.accuracy ?? null,
+      after: ca?.accuracy ?? null,
+      delta: paired.length ? bootstrapMean(paired, boot) : null,
+      flipped,
+      added,
+      removed,
     };
   }
-  const avg = (pick: 'before' | 'after') => meanOf(Object.values(columns).map((c) => c[pick]).filter((v): v is number => v !== null));
-  const afterGroups = [...groups.values()].map((g) => g.after).filter((g) => g.length > 0);
+  const afterHits = [...afterByColumn.values()].map((g) => g.filter(labelled).map((i) => (i.hit ? 1 : 0))).filter((g) => g.length > 0);
   return {
     model,
-    iou_threshold: threshold,
+    iou_threshold: a.result.iou_threshold,
+    box_format: a.result.box_format,
     columns,
-    avg_before: avg('before'),
-    avg_after: avg('after'),
-    avg_after_ci: afterGroups.length ? bootstrapMeanOfMeans(afterGroups, boot) : null,
-    without_box: withoutBox,
+    avg_before: b.result.avg_g_score,
+    avg_after: a.result.avg_g_score,
+    avg_after_ci: a.result.avg_g_score !== null && afterHits.length ? bootstrapMeanOfMeans(afterHits, boot) : null,
+    unanswered_after: unanswered,
+  };
+}
+
+/** The scoring options a grounding.json records (older files: the defaults, and the format `auto`). */
+export function scoringOptionsOf(summary: Partial<Pick<GroundingResult, 'box_format' | 'iou_threshold' | 'input_size' | 'llava_padded'>>): ScoreGroundingOptions {
+  return {
+    boxFormat: (summary.box_format ?? 'auto') as ScoreGroundingOptions['boxFormat'],
+    iou: summary.iou_threshold ?? 0.5,
+    inputSize: summary.input_size ?? undefined,
+    llavaPadded: summary.llava_padded ?? false,
   };
 }
 

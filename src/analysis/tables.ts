@@ -1,6 +1,6 @@
 /** The report's tables as data: Table 1/2 with bootstrap CIs, DAP with McNemar, breakdowns (pure). */
 import { orderSplits } from '../formats/manifest.js';
-import { countNoBox } from '../scoring/unparsed.js';
+import { countNoBox, noLabelNote } from '../scoring/unparsed.js';
 import { bootstrapMean, bootstrapMeanOfMeans, bootstrapMeanOfRatios, type BootstrapInterval, type RatioGroup } from './bootstrap.js';
 import { groupBy } from './outcomes.js';
 import type { ItemOutcome, ModelResults, ReasoningVariant } from './results-types.js';
@@ -19,6 +19,42 @@ export interface StatOptions {
 }
 
 const rootVariant = (r: ModelResults): ReasoningVariant | undefined => r.reasoning.find((v) => v.variant === '');
+
+/** Task names as the report labels them (the paper's, Section 3). */
+export const TASK_NAMES: Record<string, string> = { tg: 'TG (template-based generation)', mc: 'MC (multiple choice)' };
+const TASK_ORDER = ['tg', 'mc'];
+const NO_DAP_NAMES = ['nodap', 'no-dap', 'no_dap', 'baseline'];
+/** Result sets that are not a reasoning task of their own: DAP and its comparison have their table. */
+const NOT_TASKS = ['dap', ...NO_DAP_NAMES];
+
+/**
+ * A model's result set for a reasoning task: its subfolder named after the task (the pipeline's `tg/`,
+ * `mc/`), else its own folder when that was scored on the task (`gsr score reasoning` writes `task`).
+ * `task` undefined: the model's own folder, whatever its task.
+ */
+export function taskVariant(r: ModelResults, task?: string): ReasoningVariant | undefined {
+  const root = rootVariant(r);
+  if (task === undefined) return root;
+  return r.reasoning.find((v) => v.variant === task && v.summary) ?? (root?.summary?.task === task ? root : undefined);
+}
+
+/**
+ * The reasoning tasks the results hold, TG then MC then others: each gets its own Table 1 and position
+ * bias. Results whose own folder names no task give one unlabelled entry (undefined).
+ */
+export function reasoningTasks(results: ModelResults[]): Array<string | undefined> {
+  const tasks = new Set<string>();
+  let unlabelled = false;
+  for (const r of results) {
+    const root = rootVariant(r)?.summary;
+    if (root?.task && !NOT_TASKS.includes(root.task)) tasks.add(root.task);
+    else if (root) unlabelled = true;
+    for (const v of r.reasoning) if (v.variant !== '' && v.summary && !NOT_TASKS.includes(v.variant) && (v.summary.task ?? v.variant) === v.variant) tasks.add(v.variant);
+  }
+  const rank = (t: string) => (TASK_ORDER.includes(t) ? TASK_ORDER.indexOf(t) : TASK_ORDER.length);
+  const ordered: Array<string | undefined> = [...tasks].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  return unlabelled && ordered.length === 0 ? [undefined] : ordered;
+}
 const asNumbers = (xs: boolean[]) => xs.map((b) => (b ? 1 : 0));
 
 /**
@@ -31,17 +67,19 @@ const estimators: Record<'circular' | 'vanilla', (items: ItemOutcome[]) => Ratio
   vanilla: (items) => ({ num: items.map((i) => i.right), den: items.map((i) => i.rotations) }),
 };
 
-/** Table 1: per split CircularEval and VanillaEval accuracy, and the Total Average. */
+/** Table 1: per split CircularEval and VanillaEval accuracy, and the Total Average, of one task. */
 export interface ReasoningTable {
+  /** The task (`tg`, `mc`, ...); undefined when the results name none. */
+  task?: string;
   splits: string[];
   rows: { model: string; cells: Record<string, { circular: Cell; vanilla: Cell }>; total: { circular: Cell; vanilla: Cell } }[];
 }
 
-export function buildReasoningTable(results: ModelResults[], o: StatOptions): ReasoningTable {
-  const withReasoning = results.filter((r) => rootVariant(r)?.summary);
-  const splits = orderSplits(withReasoning.flatMap((r) => Object.keys(rootVariant(r)!.summary!.splits)));
+export function buildReasoningTable(results: ModelResults[], o: StatOptions, task?: string): ReasoningTable {
+  const withReasoning = results.filter((r) => taskVariant(r, task)?.summary);
+  const splits = orderSplits(withReasoning.flatMap((r) => Object.keys(taskVariant(r, task)!.summary!.splits)));
   const rows = withReasoning.map((r) => {
-    const v = rootVariant(r)!;
+    const v = taskVariant(r, task)!;
     const summary = v.summary!;
     const bySplit = groupBy(v.items ?? [], (i) => i.split);
     const cells: ReasoningTable['rows'][number]['cells'] = {};
@@ -66,14 +104,16 @@ export function buildReasoningTable(results: ModelResults[], o: StatOptions): Re
       },
     };
   });
-  return { splits, rows };
+  return { task, splits, rows };
 }
 
 /** Table 2: G-Score per split/role column and the Avg G-Score. */
 export interface GroundingTable {
   columns: string[];
-  /** `answers`: the model's objects and how many got no box (unparsed answers, missing ones), over all columns. */
-  rows: { model: string; cells: Record<string, Cell>; avg: Cell; answers: { objects: number; unparsed: number; missing: number } }[];
+  /** `answers`: the model's labelled objects and how many got no box (unparsed answers, missing ones), over all columns; `no_label`: objects without a label. */
+  rows: { model: string; cells: Record<string, Cell>; avg: Cell; answers: { objects: number; unparsed: number; missing: number; no_label: number } }[];
+  /** Objects without a label and the columns that leave Avg G-Score undefined, in words (one line per distinct case). */
+  notes: string[];
   /** The annotation detector's rows (mean confidence, share >= 0.5) per column, from the first model that has them. */
   detector: { from: string; columns: Record<string, { mean_confidence: number | null; share_confident: number | null }> } | null;
 }
@@ -105,11 +145,13 @@ export function buildGroundingTable(results: ModelResults[], o: StatOptions): Gr
       cells[c] = { value: col?.accuracy ?? null, ci: col && hits ? bootstrapMean(asNumbers(hits.map((h) => h.hit)), o) : null, n: col?.n };
     }
     const avgCi = r.groundingOutcomes ? bootstrapMeanOfMeans([...byColumn.values()].map((hs) => asNumbers(hs.map((h) => h.hit))), o) : null;
-    const { total: objects, unparsed, missing } = countNoBox(Object.values(g.columns));
-    return { model: r.model, cells, avg: { value: typeof g.avg_g_score === 'number' ? g.avg_g_score : null, ci: avgCi }, answers: { objects, unparsed, missing } };
+    const { total: objects, unparsed, missing, no_label } = countNoBox(Object.values(g.columns));
+    const avg = typeof g.avg_g_score === 'number' ? g.avg_g_score : null;
+    return { model: r.model, cells, avg: { value: avg, ci: avg === null ? null : avgCi }, answers: { objects, unparsed, missing, no_label } };
   });
   const withDetector = withGrounding.find((r) => detectorOf(r) !== null);
-  return { columns, rows, detector: withDetector ? detectorOf(withDetector) : null };
+  const notes = [...new Set(withGrounding.map((r) => noLabelNote(r.grounding as Parameters<typeof noLabelNote>[0])).filter((n): n is string => n !== null))];
+  return { columns, rows, notes, detector: withDetector ? detectorOf(withDetector) : null };
 }
 
 /** DAP: CircularEval with and without the depth hint on the same items, with an exact McNemar test. */
@@ -123,8 +165,6 @@ export interface DapRow {
   with: number;
   mcnemar: McNemarResult;
 }
-
-const NO_DAP_NAMES = ['nodap', 'no-dap', 'no_dap', 'baseline'];
 
 /**
  * The DAP variant is the subfolder named `dap` or whose reasoning.json has task `dap`; the comparison
@@ -240,14 +280,14 @@ export function buildSplitBreakdown(results: ModelResults[]): SplitBreakdownRow[
 }
 
 /**
- * Position bias as shares of answers per shown position, per model. Reads scoring's
- * `{n, chosen: {A: share, ...}, correct: {...}}`; also `{pos: count}` or `{split: {pos: count}}`
- * (summed), turned into shares.
+ * Position bias of one task (see {@link taskVariant}) as shares of answers per shown position, per
+ * model. Reads scoring's `{n, chosen: {A: share, ...}, correct: {...}}`; also `{pos: count}` or
+ * `{split: {pos: count}}` (summed), turned into shares.
  */
-export function positionBiasRows(results: ModelResults[]): { category: string; series: string; value: number }[] {
+export function positionBiasRows(results: ModelResults[], task?: string): { category: string; series: string; value: number }[] {
   const rows: { category: string; series: string; value: number }[] = [];
   for (const r of results) {
-    const raw = rootVariant(r)?.summary?.position_bias as Record<string, unknown> | undefined;
+    const raw = taskVariant(r, task)?.summary?.position_bias as Record<string, unknown> | undefined;
     if (!raw || typeof raw !== 'object') continue;
     const pb = raw.chosen && typeof raw.chosen === 'object' ? (raw.chosen as Record<string, unknown>) : raw;
     const totals = new Map<string, number>();

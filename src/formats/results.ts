@@ -73,12 +73,15 @@ export type ReasoningSummary = z.infer<typeof ReasoningSummarySchema>;
 
 /** One column of grounding.json, keyed "<split>/<role>". */
 export const GroundingColumnSummarySchema = z.object({
+  /** Labelled objects scored (0 when every object of the column lacks a label: no accuracy, no mean IoU). */
   n: num,
   hits: num.optional(),
   accuracy: num.nullable(),
-  mean_iou: num.optional(),
+  mean_iou: num.nullable().optional(),
   unparsed: num.optional(),
   missing: num.optional(),
+  /** Objects of the column without a label (not scored). */
+  no_label: num.optional(),
 });
 export type GroundingColumnSummary = z.infer<typeof GroundingColumnSummarySchema>;
 

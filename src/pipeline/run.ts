@@ -20,7 +20,7 @@ import { photosStage, type PhotosStageSummary } from './stages/photos.js';
 import { promptsStage } from './stages/prompts.js';
 import { reportStage, type ReportStageSummary } from './stages/report.js';
 import { scoreStage, type ScoreStageSummary } from './stages/score.js';
-import { failureLines, promptShortfalls, stageFailures, summaryRows, summaryWarnings, type StageFailures, type SummaryRow } from './summary.js';
+import { failureLines, promptShortfalls, stageFailures, summaryNotes, summaryRows, summaryWarnings, type StageFailures, type SummaryRow } from './summary.js';
 import type { PromptsStageSummary } from './stages/prompts.js';
 
 /** Stage names in run order (`photos` only when the pipeline has `photos:`). */
@@ -60,6 +60,8 @@ export interface PipelineResult {
   rows: SummaryRow[];
   /** More than 10% of a model's answers to a task unparsed, one line each. */
   warnings: string[];
+  /** Grounding objects without a pseudo-label and what that does to the G-Score (docs/scoring.md, "Semantics"). */
+  notes?: string[];
   regression: AnalyzeStageSummary | null;
   /** The real photos' detector hit rate against reference boxes, when the pipeline has `photos:`. */
   photos?: PhotosStageSummary | null;
@@ -112,6 +114,7 @@ export async function runPipeline(file: string, options: PipelineRunOptions = {}
     skipped_sections: skippedSections,
     rows: summaryRows(summaryOf<AnswerStageSummary>('answer'), summaryOf<ScoreStageSummary>('score')),
     warnings: summaryWarnings(summaryOf<ScoreStageSummary>('score')),
+    notes: summaryNotes(summaryOf<ScoreStageSummary>('score')),
     regression: summaryOf<AnalyzeStageSummary>('analyze') ?? null,
     photos: summaryOf<PhotosStageSummary>('photos') ?? null,
     label_noise: summaryOf<LabelNoiseStageSummary>('label-noise') ?? null,

@@ -13,6 +13,8 @@ export interface SummaryRow {
   /** Grounding objects and the answers among them no rule could read, beside the G-Score. */
   g_objects: number | null;
   g_unparsed: number | null;
+  /** Grounding objects without a pseudo-label (not scored). */
+  g_no_label: number | null;
   failed: number;
 }
 
@@ -22,7 +24,7 @@ export function summaryRows(answers: AnswerStageSummary | undefined, scores: Sco
     const a = answers?.models.find((m) => m.name === s.name);
     const circ = (v: string) => s.reasoning[v]?.circular ?? null;
     const g = s.grounding ?? null;
-    return { model: s.name, kind: a?.kind ?? '', tg: circ('tg'), mc: circ('mc'), dap: circ('dap'), nodap: circ('nodap'), g_score: s.g_score, g_objects: g?.objects ?? null, g_unparsed: g?.unparsed ?? null, failed: a?.failed ?? 0 };
+    return { model: s.name, kind: a?.kind ?? '', tg: circ('tg'), mc: circ('mc'), dap: circ('dap'), nodap: circ('nodap'), g_score: s.g_score, g_objects: g?.objects ?? null, g_unparsed: g?.unparsed ?? null, g_no_label: g ? (g.no_label ?? 0) : null, failed: a?.failed ?? 0 };
   });
 }
 
@@ -31,13 +33,18 @@ export function summaryWarnings(scores: ScoreStageSummary | undefined): string[]
   return scores?.models.flatMap((m) => m.warnings ?? []) ?? [];
 }
 
+/** Objects without a pseudo-label and what they do to the G-Score, once per distinct line (the models share the labels). */
+export function summaryNotes(scores: ScoreStageSummary | undefined): string[] {
+  return [...new Set(scores?.models.flatMap((m) => (m.grounding?.note ? [m.grounding.note] : [])) ?? [])];
+}
+
 const pct = (v: number | null) => (v === null ? '-' : `${(v * 100).toFixed(1)}`);
 
-/** A fixed-width text table: CircularEval (%) per reasoning task, DAP with/without, Avg G-Score (%) with its unparsed answers. */
+/** A fixed-width text table: CircularEval (%) per reasoning task, DAP with/without, Avg G-Score (%) with its unparsed answers and unlabelled objects. */
 export function formatSummaryTable(rows: SummaryRow[]): string {
-  const header = ['model', 'kind', 'TG circ', 'MC circ', 'DAP circ (no hint)', 'G-Score', 'unparsed', 'failed'];
+  const header = ['model', 'kind', 'TG circ', 'MC circ', 'DAP circ (no hint)', 'G-Score', 'unparsed', 'no label', 'failed'];
   const unparsed = (r: SummaryRow) => (r.g_unparsed === null || r.g_objects === null ? '-' : `${r.g_unparsed}/${r.g_objects}`);
-  const body = rows.map((r) => [r.model, r.kind, pct(r.tg), pct(r.mc), r.dap === null ? '-' : `${pct(r.dap)} (${pct(r.nodap)})`, pct(r.g_score), unparsed(r), String(r.failed)]);
+  const body = rows.map((r) => [r.model, r.kind, pct(r.tg), pct(r.mc), r.dap === null ? '-' : `${pct(r.dap)} (${pct(r.nodap)})`, pct(r.g_score), unparsed(r), r.g_no_label === null ? '-' : String(r.g_no_label), String(r.failed)]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');

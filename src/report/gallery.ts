@@ -9,7 +9,8 @@ import { readConfined } from '../util/confined.js';
 import { errorMessage } from '../util/errors.js';
 import { readJsonFile, readJsonl } from '../util/jsonl.js';
 
-export type GalleryVerdict = 'hit' | 'miss' | 'correct' | 'wrong' | 'unparsed' | 'missing';
+/** `no-label`: a grounding object the annotation file has no box for (not scored). */
+export type GalleryVerdict = 'hit' | 'miss' | 'correct' | 'wrong' | 'unparsed' | 'missing' | 'no-label';
 
 /** One answer of a gallery card: a grounding answer, or one rotation of a reasoning item. */
 export interface GalleryAnswer {
@@ -168,7 +169,7 @@ async function sampleEntries(results: ModelResults[], perGroup: number, warnings
     await streamInto<GroundingItemRecord & Record<string, unknown>>(join(r.dir, 'grounding-items.jsonl'), warnings, (g) => {
       if (typeof g.item !== 'string' || typeof g.split !== 'string') return;
       const box = firstBox(g, PRED_FIELDS);
-      const verdict = g.hit === true ? 'hit' : g.status === 'missing' || g.status === 'failed' ? 'missing' : g.status === 'unparsed' || box === null ? 'unparsed' : 'miss';
+      const verdict = g.hit === true ? 'hit' : g.status === 'no_label' ? 'no-label' : g.status === 'missing' || g.status === 'failed' ? 'missing' : g.status === 'unparsed' || box === null ? 'unparsed' : 'miss';
       sampler.offer({
         kind: 'grounding', model: r.model, split: g.split, item: g.item, verdict,
         detail: `${text(g.role)}: ${text(g.phrase)}`, role: g.role, box, gt: firstBox(g, GT_FIELDS),

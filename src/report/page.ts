@@ -38,7 +38,7 @@ td.na{color:#999;text-align:center}.ci{display:block;color:#777;font-size:11px}
 .box{position:absolute;box-sizing:border-box;border:2px solid}.box.gt{border-color:#2a2}.box.pred{border-color:#e22;border-style:dashed}
 .key{display:inline-block;width:14px;height:10px;border:2px solid;margin:0 4px}.key.gt{border-color:#2a2}.key.pred{border-color:#e22;border-style:dashed}
 .answer{border-top:1px solid #eee;margin-top:4px}.output{white-space:pre-wrap;word-break:break-all;max-height:8em;overflow:auto;background:#f6f6f6;font-size:12px;margin:4px 0}
-.verdict{padding:0 4px;border-radius:3px;color:#fff}.verdict.hit,.verdict.correct{background:#2a2}.verdict.miss,.verdict.wrong{background:#c33}.verdict.unparsed,.verdict.missing{background:#888}
+.verdict{padding:0 4px;border-radius:3px;color:#fff}.verdict.hit,.verdict.correct{background:#2a2}.verdict.miss,.verdict.wrong{background:#c33}.verdict.unparsed,.verdict.missing,.verdict.no-label{background:#888}
 .plot{display:inline-block;max-width:100%}.plot svg{max-width:100%;height:auto}
 `;
 

@@ -4,10 +4,11 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { groundingWithoutBoxes, parseMetric, metricValue } from '../analysis/metrics.js';
-import { regressionShift, relabelModel, truthBoxes, type RegressionShift, type RelabelModel } from '../analysis/relabel.js';
+import { parseMetric, metricValue, unreadableReasons } from '../analysis/metrics.js';
+import { regressionShift, relabelModel, responsesFromItems, scoringOptionsOf, type RegressionShift, type RelabelModel } from '../analysis/relabel.js';
 import type { GroundingItemRecord, ModelResults } from '../analysis/results-types.js';
 import { readCocoFile } from '../formats/coco.js';
+import { indexGroundTruth, type GroundingResult } from '../scoring/grounding.js';
 import { GsrError } from '../util/errors.js';
 import { readJsonFile, readJsonlAll } from '../util/jsonl.js';
 
@@ -20,14 +21,16 @@ export interface RelabelReport {
   skipped: string[];
   /** Models left out of the regression, with why (their G-Score is no measurement). */
   left_out: { label: string; reason: string }[];
+  /** What the re-score could not do as scoring does, one line per model (e.g. answers the folder did not keep). */
+  warnings: string[];
 }
 
 /**
- * Re-scores every results folder's grounding items against `before` and `after`, and fits the
- * regression of `y` on the `x` G-Score (`grounding:avg` or `grounding:<split>/<role>`) both ways.
+ * Re-scores every results folder's answers against `before` and `after` with the options it was scored
+ * with, and fits the regression of `y` on the `x` G-Score (`grounding:avg` or `grounding:<split>/<role>`) both ways.
  */
 export async function relabelResults(results: ModelResults[], before: string, after: string, options: { y: string; x?: string; resamples?: number; seed?: number }): Promise<RelabelReport> {
-  const [b, a] = [truthBoxes(await readCocoFile(before)), truthBoxes(await readCocoFile(after))];
+  const [b, a] = [indexGroundTruth(await readCocoFile(before)), indexGroundTruth(await readCocoFile(after))];
   const x = options.x ?? 'grounding:avg';
   let ySpec;
   let xSpec;
@@ -42,6 +45,7 @@ export async function relabelResults(results: ModelResults[], before: string, af
   const rows = [];
   const skipped: string[] = [];
   const leftOut: RelabelReport['left_out'] = [];
+  const warnings: string[] = [];
   for (const r of results) {
     const itemsPath = join(r.dir, 'grounding-items.jsonl');
     if (!existsSync(itemsPath)) {
@@ -49,15 +53,29 @@ export async function relabelResults(results: ModelResults[], before: string, af
       continue;
     }
     const summaryPath = join(r.dir, 'grounding.json');
-    const summary = existsSync(summaryPath) ? await readJsonFile<{ model?: string; iou_threshold?: number }>(summaryPath) : {};
-    const m = relabelModel(summary.model ?? r.model, await readJsonlAll<GroundingItemRecord>(itemsPath), b, a, summary.iou_threshold ?? 0.5, options);
+    const summary = existsSync(summaryPath) ? await readJsonFile<Partial<GroundingResult>>(summaryPath) : {};
+    const model = summary.model ?? r.model;
+    // The answers' text, read as scoring read it; a folder that does not say how (no box_format): the parsed boxes.
+    const fromOutput = typeof summary.box_format === 'string';
+    const scoring = fromOutput ? scoringOptionsOf(summary) : { ...scoringOptionsOf(summary), boxFormat: 'pixels' as const };
+    if (!fromOutput) warnings.push(`${model}: ${summaryPath} names no box_format: re-scored from the parsed boxes in grounding-items.jsonl`);
+    let m: RelabelModel;
+    try {
+      const items = await readJsonlAll<GroundingItemRecord>(itemsPath);
+      m = relabelModel(model, responsesFromItems(model, items, fromOutput), b, a, scoring, options, new Set(items.map((i) => `${i.item}/${i.role}`)));
+    } catch (err) {
+      throw new GsrError(`${r.dir}: ${(err as Error).message}`);
+    }
+    if (m.unanswered_after > 0) {
+      warnings.push(`${model}: ${m.unanswered_after} objects labelled only after review have no record in ${itemsPath} (scored as missing); score the answers again (gsr score grounding) to keep the answers about unlabelled objects`);
+    }
     models.push(m);
     const pick = (which: 'before' | 'after') => (xSpec.split === 'avg' ? (which === 'before' ? m.avg_before : m.avg_after) : (m.columns[xSpec.split]?.[which] ?? null));
     const y = metricValue(r, ySpec);
     const [xb, xa] = [pick('before'), pick('after')];
-    const noBoxes = groundingWithoutBoxes(r, xSpec) ?? groundingWithoutBoxes(r, ySpec);
+    const noBoxes = unreadableReasons(r, [xSpec, ySpec]);
     if (noBoxes) leftOut.push({ label: m.model, reason: noBoxes });
     else if (y !== null && xb !== null && xa !== null) rows.push({ model: m.model, y, before: xb, after: xa });
   }
-  return { before, after, models, regression: regressionShift(options.y, x, rows), skipped, left_out: leftOut };
+  return { before, after, models, regression: regressionShift(options.y, x, rows), skipped, left_out: leftOut, warnings };
 }

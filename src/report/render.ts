@@ -3,7 +3,7 @@ import type { PhotoObject, PhotosSummary } from '../formats/photos.js';
 import type { RegressionReport } from '../analysis/regression.js';
 import { escapeHtml as h } from './escape.js';
 import type { Gallery } from './gallery.js';
-import { CHANCE_NULL, type Cell, type DapRow, type GroundingTable, type ReasoningTable, type RelationBreakdown, type SplitBreakdownRow } from '../analysis/tables.js';
+import { CHANCE_NULL, TASK_NAMES, type Cell, type DapRow, type GroundingTable, type ReasoningTable, type RelationBreakdown, type SplitBreakdownRow } from '../analysis/tables.js';
 import type { WhatsupPublished, WhatsupTable } from '../analysis/whatsup.js';
 import { formatP } from '../util/stats.js';
 
@@ -16,27 +16,46 @@ function cellHtml(c: Cell, testId: string): string {
   return `<td data-testid="${h(testId)}" data-value="${c.value}">${pct(c.value)}${ci}</td>`;
 }
 
+/** Table 1 of one task: `table1-<task>`, cells `t1:<task>:<model>:<split>:circular|vanilla` (no task: `table1`, `t1:<model>:...`). */
 export function reasoningTableHtml(t: ReasoningTable): string {
   if (t.rows.length === 0) return '<p class="note">No reasoning results.</p>';
+  const id = (rest: string) => (t.task ? `t1:${t.task}:${rest}` : `t1:${rest}`);
   const head1 = t.splits.map((s) => `<th colspan="2">${h(s)}</th>`).join('') + '<th colspan="2">Total Average</th>';
   const head2 = [...t.splits, 'total'].map(() => '<th>Circ.</th><th>Van.</th>').join('');
   const body = t.rows
     .map((r) => {
-      const cells = t.splits.map((s) => cellHtml(r.cells[s].circular, `t1:${r.model}:${s}:circular`) + cellHtml(r.cells[s].vanilla, `t1:${r.model}:${s}:vanilla`)).join('');
-      const total = cellHtml(r.total.circular, `t1:${r.model}:total:circular`) + cellHtml(r.total.vanilla, `t1:${r.model}:total:vanilla`);
+      const cells = t.splits.map((s) => cellHtml(r.cells[s].circular, id(`${r.model}:${s}:circular`)) + cellHtml(r.cells[s].vanilla, id(`${r.model}:${s}:vanilla`))).join('');
+      const total = cellHtml(r.total.circular, id(`${r.model}:total:circular`)) + cellHtml(r.total.vanilla, id(`${r.model}:total:vanilla`));
       return `<tr><th scope="row">${h(r.model)}</th>${cells}${total}</tr>`;
     })
     .join('\n');
-  return `<table id="table1"><thead><tr><th rowspan="2">Model</th>${head1}</tr><tr>${head2}</tr></thead><tbody>${body}</tbody></table>`;
+  const caption = t.task ? `<caption>${h(TASK_NAMES[t.task] ?? t.task.toUpperCase())}: CircularEval (Circ.) and VanillaEval (Van.)</caption>` : '';
+  return `<table id="${t.task ? `table1-${h(t.task)}` : 'table1'}">${caption}<thead><tr><th rowspan="2">Model</th>${head1}</tr><tr>${head2}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/** Position bias of one task as numbers beside its chart: `pb:<task>:<model>:<position>` holds the share. */
+export function positionBiasTableHtml(rows: { category: string; series: string; value: number }[], task: string | undefined): string {
+  const positions = [...new Set(rows.map((r) => r.category))].sort();
+  const models = [...new Set(rows.map((r) => r.series))];
+  const id = (m: string, p: string) => (task ? `pb:${task}:${m}:${p}` : `pb:${m}:${p}`);
+  const cell = (m: string, p: string) => {
+    const v = rows.find((r) => r.series === m && r.category === p)?.value;
+    return v === undefined ? '<td class="na">—</td>' : `<td data-testid="${h(id(m, p))}" data-value="${v}">${pct(v)}</td>`;
+  };
+  const body = models.map((m) => `<tr><th scope="row">${h(m)}</th>${positions.map((p) => cell(m, p)).join('')}</tr>`).join('');
+  return `<details><summary>Shares of answers by shown position (%)</summary><table class="position-bias"><thead><tr><th>Model</th>${positions.map((p) => `<th>${h(p)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></details>`;
 }
 
 export function groundingTableHtml(t: GroundingTable): string {
   if (t.rows.length === 0) return '<p class="note">No grounding results.</p>';
-  const head = t.columns.map((c) => `<th>${h(c)}</th>`).join('') + '<th>Avg G-Score</th><th>Unparsed</th>';
+  const head = t.columns.map((c) => `<th>${h(c)}</th>`).join('') + '<th>Avg G-Score</th><th>Unparsed</th><th>No label</th>';
   const answers = (r: GroundingTable['rows'][number]) => {
     const a = r.answers;
     const missing = a.missing > 0 ? ` <span class="ci">+ ${a.missing} missing</span>` : '';
-    return `<td data-testid="t2:${h(r.model)}:unparsed" data-value="${a.unparsed}"${a.unparsed > 0.1 * a.objects ? ' class="warn"' : ''}>${a.unparsed} of ${a.objects}${missing}</td>`;
+    return (
+      `<td data-testid="t2:${h(r.model)}:unparsed" data-value="${a.unparsed}"${a.unparsed > 0.1 * a.objects ? ' class="warn"' : ''}>${a.unparsed} of ${a.objects}${missing}</td>` +
+      `<td data-testid="t2:${h(r.model)}:no-label" data-value="${a.no_label}"${a.no_label > 0 ? ' class="warn"' : ''}>${a.no_label}</td>`
+    );
   };
   const body = t.rows
     .map((r) => `<tr><th scope="row">${h(r.model)}</th>${t.columns.map((c) => cellHtml(r.cells[c], `t2:${r.model}:${c}`)).join('')}${cellHtml(r.avg, `t2:${r.model}:avg`)}${answers(r)}</tr>`)
@@ -48,11 +67,13 @@ export function groundingTableHtml(t: GroundingTable): string {
         const v = det!.columns[c] ? pick(det!.columns[c]) : null;
         return v === null ? '<td class="na">—</td>' : `<td data-value="${v}">${show(v)}</td>`;
       })
-      .join('')}<td></td><td></td></tr>`;
+      .join('')}<td></td><td></td><td></td></tr>`;
   // A confidence is a score in [0, 1], not a share: it prints as a fraction; the share of confident boxes in %.
   const detRows = det ? detRow('detector: mean confidence (0-1)', (c) => c.mean_confidence, (v) => v.toFixed(3)) + detRow('detector: share ≥ 0.5 (%)', (c) => c.share_confident, pct) : '';
   const note =
-    '<p class="note">Unparsed: answers no box could be read from, over all columns (misses in the G-Score; docs/scoring.md, "Box formats"); missing: no answer.</p>' +
+    '<p class="note">Unparsed: answers no box could be read from, over all columns (misses in the G-Score; docs/scoring.md, "Box formats"); missing: no answer. ' +
+    'No label: objects the annotation file has no box for; they are not scored, and a column with no labelled object leaves Avg G-Score undefined (docs/scoring.md, "Semantics").</p>' +
+    t.notes.map((n) => `<p class="warn" data-testid="t2-no-label">${h(n)}.</p>`).join('') +
     (det ? `<p class="note">Detector rows: the annotations' own confidence (from ${h(det.from)}'s grounding.json).</p>` : '');
   return `<table id="table2"><thead><tr><th>Model</th>${head}</tr></thead><tbody>${body}${detRows}</tbody></table>${note}`;
 }
@@ -178,15 +199,18 @@ export function relabelHtml(r: import('./relabel.js').RelabelReport): string {
   const rows = r.models.flatMap((m) => [
     ...Object.entries(m.columns).map(([col, c]) => {
       const d = c.delta ? `<td data-value="${c.delta.estimate}">${signed(c.delta.estimate)}<span class="ci">[${signed(c.delta.low)}, ${signed(c.delta.high)}]</span></td>` : '<td class="na">—</td>';
-      return `<tr><th scope="row">${h(m.model)}</th><td>${h(col)}</td>${val(c.before, `relabel:${m.model}:${col}:before`)}${val(c.after, `relabel:${m.model}:${col}:after`)}${d}<td>${c.flipped}</td></tr>`;
+      return (
+        `<tr><th scope="row">${h(m.model)}</th><td>${h(col)}</td>${val(c.before, `relabel:${m.model}:${col}:before`)}${val(c.after, `relabel:${m.model}:${col}:after`)}${d}` +
+        `<td>${c.flipped}</td><td>${c.added}</td><td>${c.removed}</td><td>${c.no_label_before} / ${c.no_label_after}</td></tr>`
+      );
     }),
-    `<tr class="avg"><th scope="row">${h(m.model)}</th><td>Avg G-Score</td>${val(m.avg_before, `relabel:${m.model}:avg:before`)}${val(m.avg_after, `relabel:${m.model}:avg:after`)}<td></td><td></td></tr>`,
+    `<tr class="avg"><th scope="row">${h(m.model)}</th><td>Avg G-Score</td>${val(m.avg_before, `relabel:${m.model}:avg:before`)}${val(m.avg_after, `relabel:${m.model}:avg:after`)}<td></td><td></td><td></td><td></td><td></td></tr>`,
   ]);
   const fit = (f: import('../analysis/relabel.js').RegressionShift['before']) => (f ? `slope ${f.slope.toFixed(3)}, p = ${formatP(f.p)}, R² = ${f.r2.toFixed(3)}` : 'not fitted (fewer than 3 models)');
   const g = r.regression;
   const conclusion = g.same_conclusion === null ? '' : `<p data-testid="relabel-conclusion">Conclusion at p &lt; 0.05: ${g.same_conclusion ? 'unchanged' : '<strong>changed</strong>'}.</p>`;
-  return `<p class="note">G-Scores re-scored from the models' parsed boxes against the pseudo-labels (${h(r.before)}) and the reviewed labels (${h(r.after)}). Change: paired bootstrap 95% interval over objects labelled in both; flipped: objects whose hit changed.</p>
-<table id="relabel"><thead><tr><th>Model</th><th>Column</th><th>Pseudo-labels</th><th>Reviewed</th><th>Change</th><th>Flipped</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
+  return `<p class="note">G-Scores of the models' answers scored again, as <code>gsr score grounding</code> scores them, against the pseudo-labels (${h(r.before)}) and the reviewed labels (${h(r.after)}). Change: paired bootstrap 95% interval over objects labelled in both; flipped: objects labelled in both whose hit changed; added / removed: objects labelled only after / only before review; no label: objects without a label in each file (not scored).</p>
+<table id="relabel"><thead><tr><th>Model</th><th>Column</th><th>Pseudo-labels</th><th>Reviewed</th><th>Change</th><th>Flipped</th><th>Added</th><th>Removed</th><th>No label (before / after)</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
 <p>Regression ${h(g.y)} on ${h(g.x)} across ${g.models.length} models: pseudo-labels ${h(fit(g.before))}; reviewed ${h(fit(g.after))}.</p>${leftOutHtml(r.left_out)}${conclusion}`;
 }
 

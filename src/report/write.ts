@@ -6,6 +6,7 @@ import { readPaperNameMap, readPaperTables } from '../formats/paper.js';
 import type { ModelResults } from '../analysis/results-types.js';
 import { regress, type RegressionReport } from '../analysis/regression.js';
 import { writeFileAtomic } from '../util/fs.js';
+import { escapeHtml as h } from './escape.js';
 import { Registry } from '../util/registry.js';
 import { collectGallery, thumbnail, type GalleryEntry, type GalleryOptions } from './gallery.js';
 import { renderPage } from './page.js';
@@ -16,6 +17,7 @@ import {
   galleryHtml,
   groundingTableHtml,
   photosHtml,
+  positionBiasTableHtml,
   publishedHtml,
   type PhotosReport,
   reasoningTableHtml,
@@ -38,6 +40,8 @@ import {
   buildRelationBreakdown,
   buildSplitBreakdown,
   positionBiasRows,
+  reasoningTasks,
+  TASK_NAMES,
 } from '../analysis/tables.js';
 
 export interface ReportOptions extends GalleryOptions {
@@ -115,6 +119,22 @@ async function regressionSection(results: ModelResults[], y: string, x: string):
   return regressionHtml(fit, svg, '');
 }
 
+/** One chart (and its numbers) per reasoning task: the share of answers at each shown position. */
+async function positionBiasHtml(results: ModelResults[], tasks: Array<string | undefined>, title: (t: string | undefined) => string): Promise<string> {
+  const parts: string[] = [];
+  for (const task of tasks) {
+    const rows = positionBiasRows(results, task);
+    if (rows.length === 0) continue;
+    const name = title(task);
+    parts.push(
+      (name ? `<h3 data-testid="position-bias:${h(task ?? '')}">${h(name)}</h3>` : '') +
+        `<div class="plot">${await vegaLiteToSvg(barChartSpec(rows, `Share of answers by shown option position${task ? `, ${task.toUpperCase()}` : ''}`, 'share of answers'))}</div>` +
+        positionBiasTableHtml(rows, task),
+    );
+  }
+  return parts.length ? parts.join('\n') : '<p class="note">No position_bias in reasoning.json.</p>';
+}
+
 /** Renders the full HTML report for loaded results (long outputs cut to previews linking into `filesDir`). */
 export async function renderHtmlReport(results: ModelResults[], o: ReportOptions = {}): Promise<string> {
   return (await renderHtmlReportFiles(results, o)).html;
@@ -123,7 +143,10 @@ export async function renderHtmlReport(results: ModelResults[], o: ReportOptions
 /** The page and its side files; `filesDir` is the side-file folder's path relative to the page. */
 export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOptions = {}, filesDir = 'report-files'): Promise<RenderedReport> {
   const stat = { seed: o.seed ?? 0, resamples: o.resamples ?? 2000 };
-  const bias = positionBiasRows(results);
+  const tasks = reasoningTasks(results);
+  const taskTitle = (t: string | undefined) => (t === undefined ? '' : (TASK_NAMES[t] ?? t.toUpperCase()));
+  // Sections below Table 1 that read one result set per model: its own folder's task (a pipeline's: TG when asked, else MC).
+  const primaryNote = tasks.length > 1 ? `<p class="note">On each model's primary task: ${h(tasks.map((t) => (t ?? '').toUpperCase()).join(' when asked, else '))}.</p>` : '';
   const relations = buildRelationBreakdown(results, stat);
   const relationRows = relations.rows.flatMap((r) => relations.relations.flatMap((rel) => (r.cells[rel].value === null ? [] : [{ category: rel, series: r.model, value: r.cells[rel].value! }])));
   const gallery = await collectGallery(results, o);
@@ -133,7 +156,11 @@ export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOp
   const published = paper ? comparePublished(results, paper, await readPaperNameMap(o.paperNames), stat) : [];
   const whatsupPublished = paper ? whatsupBesidePublished(whatsup.rows, paper) : [];
   const sections = [
-    { id: 'table1', title: 'Reasoning: CircularEval and VanillaEval (Table 1 style)', html: reasoningTableHtml(buildReasoningTable(results, stat)) },
+    {
+      id: 'table1',
+      title: `Reasoning: CircularEval and VanillaEval (Table 1 style)${tasks.some((t) => t !== undefined) ? `, ${tasks.map((t) => (t ?? 'unnamed task').toUpperCase()).join(' and ')}` : ''}`,
+      html: tasks.length ? tasks.map((t) => reasoningTableHtml(buildReasoningTable(results, stat, t))).join('\n') : reasoningTableHtml(buildReasoningTable(results, stat)),
+    },
     { id: 'table2', title: 'Grounding: G-Score (Table 2 style)', html: groundingTableHtml(buildGroundingTable(results, stat)) },
     { id: 'dap', title: 'Depth-augmented prompting (DAP)', html: dapTableHtml(buildDapTable(results)) },
     ...(o.perception ? [{ id: 'perception', title: 'Perception: the models that made the labels, beside the exact truth', html: perceptionHtml(o.perception) }] : []),
@@ -148,21 +175,19 @@ export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOp
     {
       id: 'relations',
       title: 'Per relation (CircularEval)',
-      html: relationTableHtml(relations) + (relationRows.length ? `<div class="plot">${await vegaLiteToSvg(barChartSpec(relationRows, 'CircularEval accuracy by relation', 'accuracy'))}</div>` : ''),
+      html: primaryNote + relationTableHtml(relations) + (relationRows.length ? `<div class="plot">${await vegaLiteToSvg(barChartSpec(relationRows, 'CircularEval accuracy by relation', 'accuracy'))}</div>` : ''),
     },
-    { id: 'splits', title: 'Per split', html: splitTableHtml(buildSplitBreakdown(results)) },
-    {
-      id: 'position-bias',
-      title: 'Position bias',
-      html: bias.length ? `<div class="plot">${await vegaLiteToSvg(barChartSpec(bias, 'Share of answers by shown option position', 'share of answers'))}</div>` : '<p class="note">No position_bias in reasoning.json.</p>',
-    },
+    { id: 'splits', title: 'Per split', html: primaryNote + splitTableHtml(buildSplitBreakdown(results)) },
+    { id: 'position-bias', title: 'Position bias', html: await positionBiasHtml(results, tasks, taskTitle) },
     { id: 'gallery', title: 'Gallery', html: galleryHtml(gallery) },
   ];
+  const relabelWarnings: string[] = [];
   if (o.reviewed && o.annotations) {
     const y = o.regressionY ?? 'reasoning:whatsup-a:circular';
     const x = o.regressionX ?? 'grounding:whatsup-a/subject';
     const relabel = await relabelResults(results, o.annotations, o.reviewed, { y, x, ...stat });
     sections.splice(4, 0, { id: 'relabel', title: 'Pseudo-labels vs reviewed labels', html: relabelHtml(relabel) });
+    relabelWarnings.push(...relabel.warnings);
   }
   // After the relabel section (its place counts from the start): What'sUp's own metrics beside Table 1.
   if (whatsup.rows.length > 0 || whatsup.missing.length > 0) {
@@ -172,7 +197,7 @@ export async function renderHtmlReportFiles(results: ModelResults[], o: ReportOp
   if (o.itemNotes?.length) {
     sections.unshift({ id: 'failures', title: 'Items that failed or were left out', html: `<p class="note">The tables below cover the other items only.</p><ul>${o.itemNotes.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>` });
   }
-  const warnings = [...results.flatMap((r) => r.warnings), ...gallery.warnings, ...whatsup.warnings];
+  const warnings = [...results.flatMap((r) => r.warnings), ...gallery.warnings, ...whatsup.warnings, ...relabelWarnings];
   return { html: renderPage(o.title ?? 'gsr-bench report', sections, warnings, o.generated ?? new Date().toISOString()), files };
 }
 

@@ -2,12 +2,14 @@
  * G-Score (docs/reference.md, "Evaluation semantics"): for every annotated object (split x role), the MLLM's box is parsed and
  * compared with the detector's box; a hit is IoU >= threshold (0.5 by default). Pure.
  *
- * - The population is the annotations: one object per image item and role (the highest-scoring
- *   annotation when there are several). Objects the detector did not find have no ground truth and
- *   are not scored; responses for them are counted in `no_annotation`.
+ * - The objects are those the annotation file declares: one per image item and role that has an
+ *   annotation (the highest-scoring one when there are several), is listed in the image's `missing`,
+ *   or was asked for about one of the file's images. An object without an annotation has no pseudo-label:
+ *   it is not scored, and is counted per column as `no_label` (docs/scoring.md, "Semantics").
  * - No response / a failed one = `missing`; an answer with no readable box = `unparsed`. Both are
  *   misses and count 0 in `mean_iou` (`mean_iou_parsed` averages parsed boxes only).
- * - Avg G-Score = mean accuracy of the columns (ten for the six What'sUp splits).
+ * - Avg G-Score = mean accuracy of the declared columns (ten for the six What'sUp splits); null, with
+ *   the columns named in `unscored_columns`, when a declared column has no labelled object.
  */
 import type { CocoFile, CocoAnnotation, CocoImage } from '../formats/coco.js';
 import type { ResponseRecord } from '../formats/responses.js';
@@ -33,7 +35,8 @@ export interface ScoreGroundingOptions {
   model?: string;
 }
 
-export type GroundingStatus = 'ok' | 'unparsed' | 'missing' | 'failed';
+/** `no_label`: the annotation file has no box for the object, so it is not scored (its answer is kept). */
+export type GroundingStatus = 'ok' | 'unparsed' | 'missing' | 'failed' | 'no_label';
 
 /** One scored object (a line of grounding-items.jsonl). */
 export interface GroundingItemResult {
@@ -50,16 +53,19 @@ export interface GroundingItemResult {
   guessed: boolean;
   fixes: string[];
   reason: string | null;
-  /** Annotation box, xyxy pixels. */
-  gt: Box;
-  gt_score: number;
+  /** Annotation box, xyxy pixels; null for an object without a label. */
+  gt: Box | null;
+  gt_score: number | null;
   iou: number | null;
   hit: boolean;
   status: GroundingStatus;
 }
 
 export interface GroundingColumn {
+  /** Objects scored: those with a label. */
   n: number;
+  /** Objects of the column without a label (not scored). */
+  no_label: number;
   hits: number;
   accuracy: number | null;
   mean_iou: number | null;
@@ -79,11 +85,18 @@ export interface GroundingResult {
   model: string;
   iou_threshold: number;
   box_format: string;
+  /** The reading options the boxes were scored with, so that they can be scored again the same way (gsr analyze relabel). */
+  input_size: InputSizeSpec | null;
+  llava_padded: boolean;
   columns: Record<string, GroundingColumn>;
+  /** Mean of the declared columns' accuracies; null when a column has no labelled object. */
   avg_g_score: number | null;
+  /** Declared columns with no labelled object (no accuracy), which leave Avg G-Score undefined. */
+  unscored_columns: string[];
   detector: { columns: Record<string, DetectorColumn>; all: DetectorColumn };
   /** Formats `auto` chose, with counts. */
   guessed_formats: Record<string, number>;
+  /** Answers about items the annotation file does not hold (not scored). */
   no_annotation: number;
   unparsed_reasons: Record<string, number>;
 }
@@ -103,7 +116,8 @@ interface RoleSlots<T> {
   object: T | undefined;
 }
 
-type Truth = { image: CocoImage; ann: CocoAnnotation };
+/** A declared object: its annotation, or null when the file has no label for it. */
+type Truth = { image: CocoImage; role: (typeof ROLES)[number]; phrase: string; ann: CocoAnnotation | null };
 
 /**
  * The ground truth of an annotation file, indexed for scoring: the highest-scoring annotation per
@@ -112,10 +126,12 @@ type Truth = { image: CocoImage; ann: CocoAnnotation };
  * editing the file's lists.
  */
 export class GroundTruthIndex {
-  /** Objects in the order each (item, role) first appears. */
+  /** Objects in the order each (item, role) first appears: the labelled ones, then those listed as missing. */
   readonly list: Truth[] = [];
   /** Index into `list` per item and role. */
   readonly slots = new Map<string, RoleSlots<number>>();
+  /** The file's images by item, for objects asked about that the file neither labels nor lists. */
+  readonly images = new Map<string, CocoImage>();
 
   constructor(coco: CocoFile) {
     if (!coco || !Array.isArray(coco.images) || !Array.isArray(coco.annotations)) {
@@ -134,8 +150,20 @@ export class GroundTruthIndex {
       const at = slot[ann.role];
       if (at === undefined) {
         slot[ann.role] = list.length;
-        list.push({ image, ann });
-      } else if ((ann.score ?? 0) > (list[at].ann.score ?? 0)) list[at] = { image, ann };
+        list.push({ image, role: ann.role, phrase: ann.phrase, ann });
+      } else if ((ann.score ?? 0) > (list[at].ann!.score ?? 0)) list[at] = { image, role: ann.role, phrase: ann.phrase, ann };
+    }
+    for (const image of coco.images) {
+      const key = itemKey(image.item_id);
+      this.images.set(key, image);
+      for (const m of image.missing ?? []) {
+        if (!ROLES.includes(m.role)) continue;
+        let slot = slots.get(key);
+        if (!slot) slots.set(key, (slot = { subject: undefined, object: undefined }));
+        if (slot[m.role] !== undefined) continue;
+        slot[m.role] = list.length;
+        list.push({ image, role: m.role, phrase: m.phrase, ann: null });
+      }
     }
   }
 }
@@ -167,9 +195,13 @@ export function scoreGrounding(
   }
   const truth = coco instanceof GroundTruthIndex ? coco : indexGroundTruth(coco);
   const needsInputSize = options.boxFormat === 'qwen2.5-vl' || options.boxFormat === 'auto';
-  // The response per annotated object (the last ok one, else the last one), by index into truth.list.
-  const byObject = new Array<ResponseRecord | undefined>(truth.list.length).fill(undefined);
-  // Distinct item/role pairs answered that have no annotation (or a role other than subject/object).
+  // Objects asked about one of the file's images that the file neither labels nor lists: declared by
+  // the prompt, without a label. Kept apart, as the index is shared by every model scored against it.
+  const asked: Truth[] = [];
+  const askedAt = new Map<string, number>();
+  // The response per object (the last ok one, else the last one), by index into truth.list, then asked.
+  const byObject: Array<ResponseRecord | undefined> = new Array<ResponseRecord | undefined>(truth.list.length).fill(undefined);
+  // Distinct item/role pairs answered about items the file does not hold (or a role other than subject/object).
   const noAnnotation = new Set<string>();
   const models = new Set<string>();
   let lastModel: string | undefined;
@@ -178,10 +210,21 @@ export function scoreGrounding(
     // Responses come in runs of one model; skip the Set while the model repeats.
     if (r.model !== lastModel || models.size === 0) models.add((lastModel = r.model));
     const role = r.role;
-    const at = role === 'subject' || role === 'object' ? truth.slots.get(itemKey(r.item))?.[role] : undefined;
+    const known = role === 'subject' || role === 'object';
+    let at = known ? truth.slots.get(itemKey(r.item))?.[role] : undefined;
     if (at === undefined) {
-      noAnnotation.add(`${r.item}\u0000${role}`);
-      continue;
+      const image = known ? truth.images.get(itemKey(r.item)) : undefined;
+      if (image === undefined) {
+        noAnnotation.add(`${r.item}\u0000${role}`);
+        continue;
+      }
+      const key = `${r.item}\u0000${role}`;
+      at = askedAt.get(key);
+      if (at === undefined) {
+        askedAt.set(key, (at = truth.list.length + asked.length));
+        asked.push({ image, role: role as Truth['role'], phrase: '', ann: null });
+        byObject.push(undefined);
+      }
     }
     const prev = byObject[at];
     if (prev === undefined || r.status === 'ok' || prev.status !== 'ok') byObject[at] = r;
@@ -190,9 +233,16 @@ export function scoreGrounding(
   const items: GroundingItemResult[] = [];
   const guessed: Record<string, number> = {};
   const reasons: Record<string, number> = {};
-  for (let i = 0; i < truth.list.length; i++) {
-    const { image, ann } = truth.list[i];
+  for (let i = 0; i < byObject.length; i++) {
+    const t = i < truth.list.length ? truth.list[i] : asked[i - truth.list.length];
+    const { image } = t;
     const r = byObject[i];
+    if (t.ann === null) {
+      // Not scored; an ok answer is kept so that scoring against a file that labels it gives the same.
+      items.push(noLabelItem(t, r));
+      continue;
+    }
+    const ann = t.ann;
     if (!r || r.status !== 'ok') {
       const status = r ? 'failed' : 'missing';
       reasons[status] = (reasons[status] ?? 0) + 1;
@@ -218,6 +268,30 @@ export function scoreGrounding(
     items.push(itemResult(image, ann, r, parsed, null, parsed.format, threshold, 'ok'));
   }
   return { result: summarize(items, options, threshold, [...models][0], guessed, reasons, noAnnotation.size), items };
+}
+
+/** The record of an object without a label: its answer when one came, no box, no hit. */
+function noLabelItem(t: Truth, r: ResponseRecord | undefined): GroundingItemResult {
+  const ok = r?.status === 'ok';
+  return {
+    key: r?.key ?? null,
+    item: t.image.item_id,
+    split: t.image.split ?? r?.split ?? 'unknown',
+    role: t.role,
+    phrase: t.phrase,
+    image: t.image.file_name,
+    output: ok ? r.output : null,
+    box: null,
+    format: null,
+    guessed: false,
+    fixes: [],
+    reason: 'no label in the annotation file',
+    gt: null,
+    gt_score: null,
+    iou: null,
+    hit: false,
+    status: 'no_label',
+  };
 }
 
 /** One object's record, built as a single literal (object spread is slow on hot paths). */
@@ -266,19 +340,22 @@ function orderColumns(names: Iterable<string>): string[] {
 }
 
 function detectorColumn(items: GroundingItemResult[]): DetectorColumn {
-  // One pass over finite scores, summed in order as mean() does.
+  // One pass over finite scores of labelled objects, summed in order as mean() does.
+  let all = 0;
   let n = 0;
   let sum = 0;
   let confident = 0;
   for (const i of items) {
+    if (i.status === 'no_label') continue;
+    all++;
     const s = i.gt_score;
-    if (!Number.isFinite(s)) continue;
+    if (s === null || !Number.isFinite(s)) continue;
     n++;
     sum += s;
     if (s >= 0.5) confident++;
   }
   return {
-    n: items.length,
+    n: all,
     mean_confidence: n > 0 ? sum / n : null,
     share_confident: n ? confident / n : null,
   };
@@ -320,6 +397,7 @@ function summarize(
     let iouSum = 0;
     let unparsed = 0;
     let missing = 0;
+    let noLabel = 0;
     for (const i of g) {
       if (i.hit) hits++;
       if (i.iou !== null) {
@@ -328,24 +406,31 @@ function summarize(
       }
       if (i.status === 'unparsed') unparsed++;
       else if (i.status === 'missing' || i.status === 'failed') missing++;
+      else if (i.status === 'no_label') noLabel++;
     }
+    const n = g.length - noLabel;
     columns[name] = {
-      n: g.length,
+      n,
+      no_label: noLabel,
       hits,
-      accuracy: g.length ? hits / g.length : null,
-      mean_iou: g.length ? iouSum / g.length : null,
+      accuracy: n ? hits / n : null,
+      mean_iou: n ? iouSum / n : null,
       mean_iou_parsed: parsed > 0 ? iouSum / parsed : null,
       unparsed,
       missing,
     };
     detector[name] = detectorColumn(g);
   }
+  const unscored = names.filter((n) => columns[n].accuracy === null);
   return {
     model: options.model ?? model ?? 'unknown',
     iou_threshold: threshold,
     box_format: options.boxFormat,
+    input_size: options.inputSize ?? null,
+    llava_padded: options.llavaPadded ?? false,
     columns,
-    avg_g_score: mean(names.map((n) => columns[n].accuracy).filter((a): a is number => a !== null)),
+    avg_g_score: unscored.length > 0 ? null : mean(names.map((n) => columns[n].accuracy!)),
+    unscored_columns: unscored,
     detector: { columns: detector, all: detectorColumn(items) },
     guessed_formats: guessed,
     no_annotation: noAnnotation,

@@ -55,4 +55,4 @@ export { reasoningCsv, groundingCsv } from './tables.js';
 /** Results-folder writers (reasoning.* / grounding.*), atomic. */
 export { writeReasoningResults, writeGroundingResults } from './results-files.js';
 /** Unparsed answers: counts per task and the warning above 10%. */
-export { UNPARSED_WARN_SHARE, countNoBox, groundingUnparsed, reasoningUnparsed, unparsedWarning, type UnparsedCount } from './unparsed.js';
+export { UNPARSED_WARN_SHARE, countNoBox, groundingUnparsed, noLabelNote, reasoningUnparsed, unparsedWarning, type UnparsedCount } from './unparsed.js';

@@ -29,7 +29,7 @@ export function reasoningCsv(r: ReasoningResult): string {
 /** Table 2 layout for one model, with the detector's two rows. */
 export function groundingCsv(g: GroundingResult): string {
   const cols = Object.keys(g.columns);
-  const header = ['row', ...cols, 'avg_g_score', 'objects', 'unparsed', 'missing'];
+  const header = ['row', ...cols, 'avg_g_score', 'objects', 'unparsed', 'missing', 'no_label'];
   const count = groundingUnparsed(g);
   const detMean = cols.map((c) => g.detector.columns[c]?.mean_confidence ?? null);
   const detShare = cols.map((c) => g.detector.columns[c]?.share_confident ?? null);
@@ -39,8 +39,8 @@ export function groundingCsv(g: GroundingResult): string {
   };
   return stringify([
     header,
-    [g.model, ...cols.map((c) => cell(g.columns[c].accuracy)), cell(g.avg_g_score), count.total, count.unparsed, count.missing],
-    ['detector mean confidence', ...detMean.map(cell), cell(avg(detMean)), '', '', ''],
-    ['detector share confidence >= 0.5', ...detShare.map(cell), cell(avg(detShare)), '', '', ''],
+    [g.model, ...cols.map((c) => cell(g.columns[c].accuracy)), cell(g.avg_g_score), count.total, count.unparsed, count.missing, count.no_label],
+    ['detector mean confidence', ...detMean.map(cell), cell(avg(detMean)), '', '', '', ''],
+    ['detector share confidence >= 0.5', ...detShare.map(cell), cell(avg(detShare)), '', '', '', ''],
   ]);
 }

@@ -20,18 +20,22 @@ export interface UnparsedCount {
   reasons: Record<string, number>;
 }
 
-/** Objects, and those whose answer gave no box (unparsed) or never came (missing), over grounding columns as grounding.json holds them. */
-export function countNoBox(columns: Iterable<{ n: number; unparsed?: number; missing?: number }>): { total: number; unparsed: number; missing: number } {
-  const c = { total: 0, unparsed: 0, missing: 0 };
+/**
+ * Labelled objects, and those whose answer gave no box (unparsed) or never came (missing), over grounding
+ * columns as grounding.json holds them; `no_label`: the objects without a label (not scored).
+ */
+export function countNoBox(columns: Iterable<{ n: number; unparsed?: number; missing?: number; no_label?: number }>): { total: number; unparsed: number; missing: number; no_label: number } {
+  const c = { total: 0, unparsed: 0, missing: 0, no_label: 0 };
   for (const col of columns) {
     c.total += col.n;
     c.unparsed += col.unparsed ?? 0;
     c.missing += col.missing ?? 0;
+    c.no_label += col.no_label ?? 0;
   }
   return c;
 }
 
-export function groundingUnparsed(g: Pick<GroundingResult, 'columns' | 'unparsed_reasons'>): UnparsedCount {
+export function groundingUnparsed(g: Pick<GroundingResult, 'columns' | 'unparsed_reasons'>): UnparsedCount & { no_label: number } {
   const reasons = Object.fromEntries(Object.entries(g.unparsed_reasons).filter(([k]) => k !== 'missing' && k !== 'failed'));
   return { ...countNoBox(Object.values(g.columns)), reasons };
 }
@@ -61,4 +65,18 @@ export function unparsedWarning(model: string, what: string, c: UnparsedCount): 
     .join('; ');
   const hint = what === 'grounding' ? ': check its box format (docs/scoring.md, "Box formats")' : '';
   return `${model}: ${c.unparsed} of ${c.total} ${what} answers unparsed (${(100 * c.unparsed / c.total).toFixed(0)}%; ${top}), counted as wrong${hint}`;
+}
+
+/**
+ * The line every G-Score summary gives when objects have no label (docs/scoring.md, "Semantics"): how
+ * many, in which columns, and the columns that leave Avg G-Score undefined; null when every object has one.
+ */
+export function noLabelNote(g: { columns: Record<string, { n: number; no_label?: number }>; unscored_columns?: readonly string[] }): string | null {
+  const cols = Object.entries(g.columns).filter(([, c]) => (c.no_label ?? 0) > 0);
+  const unscored = g.unscored_columns ?? [];
+  if (cols.length === 0 && unscored.length === 0) return null;
+  const { total, no_label: none } = countNoBox(Object.values(g.columns));
+  const parts = [`${none} of ${total + none} objects have no pseudo-label and are not scored (${cols.map(([k, c]) => `${k} ${c.no_label}`).join(', ')})`];
+  if (unscored.length > 0) parts.push(`Avg G-Score not computed: ${unscored.join(', ')} ${unscored.length === 1 ? 'has' : 'have'} no labelled object`);
+  return parts.join('; ');
 }

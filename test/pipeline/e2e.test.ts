@@ -278,7 +278,18 @@ describe("gsr pipeline run on a What'sUp-layout folder with a detector", () => {
     // Objects FastestDet cannot name (e.g. "plate") leave the geometric baseline unable to answer.
     const geo = result.rows.find((r) => r.model === 'geometric')!;
     expect(geo.failed).toBeGreaterThan(0);
-    expect(geo.g_score).toBe(1);
+    // Every labelled object is a hit; the objects FastestDet found no box for stay in their columns as
+    // "no label", and a column with none labelled leaves Avg G-Score undefined, never the mean of the rest.
+    const g = JSON.parse(readFileSync(join(out, 'score', 'geometric', 'grounding.json'), 'utf8')) as { columns: Record<string, { accuracy: number | null; no_label: number }>; unscored_columns: string[] };
+    expect(Object.keys(g.columns)).toHaveLength(10);
+    for (const c of Object.values(g.columns)) expect([null, 1]).toContain(c.accuracy);
+    expect(geo.g_no_label).toBe(Object.values(g.columns).reduce((n, c) => n + c.no_label, 0));
+    // FastestDet finds none of Subset B's objects: the column stays, and the average with it.
+    expect(g.unscored_columns).toEqual(['whatsup-b/object']);
+    expect(geo.g_score).toBeNull();
+    expect(result.notes).toEqual([
+      '9 of 30 objects have no pseudo-label and are not scored (whatsup-a/object 5, whatsup-b/object 4); Avg G-Score not computed: whatsup-b/object has no labelled object',
+    ]);
   }, scaled(120_000));
 });
 

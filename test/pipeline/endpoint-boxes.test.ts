@@ -6,15 +6,15 @@
  * (a miss), in the coordinates the format asks for.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
 import { runPipeline, type PipelineResult } from '../../src/pipeline/index.js';
 import { formatSummaryTable } from '../../src/pipeline/summary.js';
 import { qwenSmartResize } from '../../src/scoring/index.js';
-import { REPO_ROOT, scaled } from '../helpers/cli.js';
+import { scaled } from '../helpers/cli.js';
+import { writeReducedDemo } from '../helpers/demo.js';
 import { startFakeServer, type FakeServer } from '../mllm/fake-server.js';
 
 const work = mkdtempSync(join(tmpdir(), 'gsr-endpoint-boxes-'));
@@ -22,21 +22,10 @@ const out = join(work, 'out');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /**
- * The shipped demo on 24 scenes, without the real photos, with three of the simulated answerers; the
- * endpoint entry as shipped. Scored against the scenes' exact truth (not the shipped detector's
+ * The shipped demo on 24 scenes, scored against the scenes' exact truth (not the shipped detector's
  * pseudo-labels, which miss objects): this test is about reading the boxes.
  */
-function reducedDemo(): string {
-  const demo = parse(readFileSync(join(REPO_ROOT, 'pipelines', 'demo.yaml'), 'utf8')) as Record<string, any>;
-  demo.out = out;
-  demo.dataset.synthetic.count = 24;
-  demo.annotations = { source: 'exact' };
-  delete demo.photos;
-  demo.models = demo.models.filter((m: { name: string }) => !/^sim-g(10|35|50|70|85)$/.test(m.name));
-  const file = join(work, 'demo-small.yaml');
-  writeFileSync(file, stringify(demo));
-  return file;
-}
+const reducedDemo = () => writeReducedDemo(work, out, 24);
 
 type Style = 'bbox_2d' | 'qwen-list' | 'pixels-list' | 'gibberish';
 type Box = [number, number, number, number];
@@ -168,7 +157,7 @@ describe("the README's ask-a-model example against servers answering in differen
     expect(JSON.parse(readFileSync(join(out, 'score', folder(model), 'grounding.json'), 'utf8'))).toMatchObject({ model, box_format: 'qwen2.5-vl' });
     expect(result.regression!.models).toBe(7);
     expect(result.regression!.left_out).toEqual([]);
-    expect(formatSummaryTable(result.rows)).toMatch(new RegExp(`^${model.replace(/[.\\/]/g, '\\$&')} +openai .* ${(100 * truth).toFixed(1)} +0/${objects()} +0$`, 'm'));
+    expect(formatSummaryTable(result.rows)).toMatch(new RegExp(`^${model.replace(/[.\\/]/g, '\\$&')} +openai .* ${(100 * truth).toFixed(1)} +0/${objects()} +0 +0$`, 'm'));
 
     // Every point estimate in the report lies inside its interval; VanillaEval's interval is its own.
     const html = readFileSync(result.report!, 'utf8');
@@ -176,7 +165,7 @@ describe("the README's ask-a-model example against servers answering in differen
     expect(intervals.all).toBeGreaterThan(40);
     expect(intervals.outside).toEqual([]);
     const ci = (id: string) => new RegExp(`data-testid="${id}"[^>]*>[^<]*<span class="ci">([^<]*)<`).exec(html)![1];
-    for (const sim of ['sim-g20', 'sim-g60', 'sim-g95']) expect(ci(`t1:${sim}:synthetic:vanilla`)).not.toBe(ci(`t1:${sim}:synthetic:circular`));
+    for (const sim of ['sim-g20', 'sim-g60', 'sim-g95']) expect(ci(`t1:tg:${sim}:synthetic:vanilla`)).not.toBe(ci(`t1:tg:${sim}:synthetic:circular`));
     // Above chance: always-first and random never read significant; the geometric baseline does.
     const chance = (m: string) => Number(new RegExp(`data-testid="chance:${m}:synthetic:p" data-value="([^"]*)"`).exec(html)![1]);
     expect(chance('always-first')).toBe(1);
@@ -202,7 +191,9 @@ describe("the README's ask-a-model example against servers answering in differen
     // Left out of the regression, and said so in the summary, analysis.json and the report.
     expect(result.regression!.models).toBe(6);
     // The regression's G-Score is the subjects' column: one subject per scene.
-    expect(result.regression!.left_out).toEqual([{ label: model, reason: 'no box read from 24 of 24 grounding answers (24 unparsed, 0 missing)' }]);
+    // Its TG answers are gibberish too: both reasons.
+    expect(result.regression!.left_out!.map((m) => m.label)).toEqual([model]);
+    expect(result.regression!.left_out![0].reason).toMatch(/^no box read from 24 of 24 grounding answers \(24 unparsed, 0 missing\); no option read from (\d+) of \1 TG answers \(\1 unparsed, 0 missing\)$/);
     const analysis = JSON.parse(readFileSync(join(out, 'analyze', 'analysis.json'), 'utf8'));
     expect(analysis.regression.left_out.map((m: { label: string }) => m.label)).toEqual([model]);
     expect(analysis.regression.fit.labels).not.toContain(model);

@@ -76,11 +76,11 @@ describe.skipIf(!haveChromium)('gsr report in headless chromium', () => {
     const value = async (id: string) => Number(await page.getByTestId(id).getAttribute('data-value'));
     const text = async (id: string) => (await page.getByTestId(id).textContent())!;
     const alpha = JSON.parse(readFileSync(join(ws.results[0], 'reasoning.json'), 'utf8'));
-    expect(await value('t1:model-alpha:whatsup-a:circular')).toBe(alpha.splits['whatsup-a'].circular);
-    expect(await text('t1:model-alpha:whatsup-a:circular')).toMatch(new RegExp(`^${(100 * alpha.splits['whatsup-a'].circular).toFixed(1)}\\[`));
-    expect(await value('t1:model-alpha:total:vanilla')).toBe(alpha.total_average.vanilla);
+    expect(await value('t1:tg:model-alpha:whatsup-a:circular')).toBe(alpha.splits['whatsup-a'].circular);
+    expect(await text('t1:tg:model-alpha:whatsup-a:circular')).toMatch(new RegExp(`^${(100 * alpha.splits['whatsup-a'].circular).toFixed(1)}\\[`));
+    expect(await value('t1:tg:model-alpha:total:vanilla')).toBe(alpha.total_average.vanilla);
     const delta = JSON.parse(readFileSync(join(ws.results[3], 'reasoning.json'), 'utf8'));
-    expect(await value('t1:model-delta:whatsup-b:vanilla')).toBe(delta.splits['whatsup-b'].vanilla);
+    expect(await value('t1:tg:model-delta:whatsup-b:vanilla')).toBe(delta.splits['whatsup-b'].vanilla);
     const beta = JSON.parse(readFileSync(join(ws.results[1], 'grounding.json'), 'utf8'));
     expect(await value('t2:model-beta:whatsup-a/object')).toBe(beta.columns['whatsup-a/object'].accuracy);
     expect(await value('t2:model-beta:avg')).toBe(beta.avg_g_score);
@@ -88,7 +88,7 @@ describe.skipIf(!haveChromium)('gsr report in headless chromium', () => {
     expect(await page.locator('#table2 tbody tr:not(.detector)').count()).toBe(3);
     // The example annotations all have confidence 0.9: the detector rows read 0.900 (a score) and 100.0 (%).
     expect(await page.locator('#table2 tr.detector td[data-value]').first().textContent()).toBe('0.900');
-    expect(await page.locator('#table1 tbody tr').count()).toBe(4);
+    expect(await page.locator('#table1-tg tbody tr').count()).toBe(4);
     // DAP: McNemar p from the item files.
     const p = await value('dap:model-alpha:whatsup-b:all:p');
     expect(p).toBeGreaterThan(0);
@@ -108,7 +108,7 @@ describe.skipIf(!haveChromium)('gsr report in headless chromium', () => {
     expect(hrefs).toHaveLength(1);
     expect(readFileSync(join(ws.dir, hrefs[0]), 'utf8')).toBe(HUGE);
     expect(await page.locator('#gallery img, #gallery script, b[onmouseover]').count()).toBe(0);
-    expect(await page.locator('#table1 tbody th', { hasText: EVIL_MODEL }).count()).toBe(1);
+    expect(await page.locator('#table1-tg tbody th', { hasText: EVIL_MODEL }).count()).toBe(1);
   });
 
   it('gallery filters by model, split and verdict', async () => {

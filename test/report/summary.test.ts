@@ -186,6 +186,6 @@ describe('partial input', () => {
     const html = await renderHtmlReport(await loadAllResults([dirs[3]]), { resamples: 100, generated: 'test' });
     expect(html).toContain('No grounding results.');
     expect(html).toContain('needs at least 3 models with both metrics (have 0)');
-    expect(html).toContain('data-testid="t1:model-delta:whatsup-a:circular"');
+    expect(html).toContain('data-testid="t1:tg:model-delta:whatsup-a:circular"');
   });
 });

@@ -49,7 +49,7 @@ describe('gsr score (CLI)', { timeout: scaled(180_000) }, () => {
     expect(r.stderr).toMatch(/box format: qwen2-vl/);
     const printed = JSON.parse(r.stdout);
     expect(printed).toMatchObject({ model: 'Qwen2-VL-7B', columns: { 'whatsup-a/subject': { n: 1, hits: 1, accuracy: 1, mean_iou: 1, unparsed: 0, missing: 0 } }, avg_g_score: 1 });
-    expect(readFileSync(join(out, 'grounding.csv'), 'utf8').split('\n')[1]).toBe('Qwen2-VL-7B,1,1,1,0,0');
+    expect(readFileSync(join(out, 'grounding.csv'), 'utf8').split('\n')[1]).toBe('Qwen2-VL-7B,1,1,1,0,0,0');
     const item = JSON.parse(readFileSync(join(out, 'grounding-items.jsonl'), 'utf8').trim());
     expect(item).toMatchObject({ key: 'k1', item: 'a1', role: 'subject', phrase: 'mug', box: [100, 100, 300, 200], gt: [100, 100, 300, 200], iou: 1, hit: true });
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CocoFile } from '../../src/formats/coco.js';
-import { groundingCsv, indexGroundTruth, scoreGrounding } from '../../src/scoring/index.js';
+import { groundingCsv, indexGroundTruth, noLabelNote, scoreGrounding } from '../../src/scoring/index.js';
 import { GsrError } from '../../src/util/errors.js';
 import { response } from './fixtures.js';
 
@@ -106,9 +106,43 @@ describe('scoreGrounding', () => {
     expect(result.guessed_formats).toEqual({ cogvlm: 1 });
     expect(items[0]).toMatchObject({ format: 'cogvlm', guessed: true, hit: true });
   });
-  it('responses for objects with no annotation are counted, not scored', () => {
+  it('responses about items the file does not hold are counted, not scored', () => {
     const rs = [response('kx', q2(0, 0, 10, 10), { item: 'zz', role: 'subject' })];
     expect(scoreGrounding(rs, coco(), { boxFormat: 'qwen2-vl' }).result.no_annotation).toBe(1);
+  });
+  it('objects without a label stay in their column as no_label; Avg G-Score never drops a column', () => {
+    // c1's subject was looked for and not found; a1's object is asked about but neither labelled nor listed.
+    const file = coco();
+    file.annotations = file.annotations.filter((a) => a.id === 1);
+    file.images[1].missing = [{ role: 'subject', phrase: 'dog', reason: 'not found by the detector' }];
+    const rs = [
+      response('k1', q2(100, 100, 300, 200), { item: 'a1', role: 'subject' }),
+      response('k2', q2(500, 200, 700, 400), { item: 'a1', role: 'object' }),
+      response('k3', q2(0, 0, 250, 250), { item: 'c1', role: 'subject' }),
+    ];
+    const { result, items } = scoreGrounding(rs, file, { boxFormat: 'qwen2-vl' });
+    expect(Object.keys(result.columns)).toEqual(['whatsup-a/subject', 'whatsup-a/object', 'coco-one/subject']);
+    expect(result.columns['whatsup-a/subject']).toMatchObject({ n: 1, no_label: 0, accuracy: 1 });
+    expect(result.columns['whatsup-a/object']).toMatchObject({ n: 0, no_label: 1, hits: 0, accuracy: null, missing: 0, unparsed: 0 });
+    expect(result.columns['coco-one/subject']).toMatchObject({ n: 0, no_label: 1, accuracy: null });
+    // Not the mean of the one column left (1): undefined, and the columns named.
+    expect(result.avg_g_score).toBeNull();
+    expect(result.unscored_columns).toEqual(['whatsup-a/object', 'coco-one/subject']);
+    expect(result.no_annotation).toBe(0);
+    expect(result.detector.all.n).toBe(1);
+    // The answers are kept on their lines, unscored, for a later re-score against reviewed labels.
+    expect(items.filter((i) => i.status === 'no_label').map((i) => [i.item, i.role, i.output, i.gt, i.hit])).toEqual([
+      ['c1', 'subject', q2(0, 0, 250, 250), null, false],
+      ['a1', 'object', q2(500, 200, 700, 400), null, false],
+    ]);
+    expect(noLabelNote(result)).toBe(
+      '2 of 3 objects have no pseudo-label and are not scored (whatsup-a/object 1, coco-one/subject 1); Avg G-Score not computed: whatsup-a/object, coco-one/subject have no labelled object',
+    );
+    expect(groundingCsv(result).split('\n')[1]).toBe('m1,1,,,,1,0,0,2');
+    // Listed as missing but never answered: still counted.
+    const unanswered = scoreGrounding([rs[0]], file, { boxFormat: 'qwen2-vl' }).result;
+    expect(unanswered.columns['coco-one/subject']).toMatchObject({ n: 0, no_label: 1 });
+    expect(unanswered.avg_g_score).toBeNull();
   });
   it('bad annotation files are GsrErrors naming the record', () => {
     const bad = coco();
@@ -119,9 +153,9 @@ describe('scoreGrounding', () => {
   it('Table 2 CSV: model row with its objects and unparsed and missing answers beside the G-Score, detector rows', () => {
     const rs = [response('k1', q2(100, 100, 300, 200), { item: 'a1', role: 'subject' }), response('k2', 'no idea', { item: 'a1', role: 'object' })];
     const csv = groundingCsv(scoreGrounding(rs, coco(), { boxFormat: 'qwen2-vl' }).result).trim().split('\n');
-    expect(csv[0]).toBe('row,whatsup-a/subject,whatsup-a/object,coco-one/subject,avg_g_score,objects,unparsed,missing');
-    expect(csv[1]).toBe('m1,1,0,0,0.3333,3,1,1');
-    expect(csv[2]).toBe('detector mean confidence,0.9,0.4,0.7,0.6667,,,');
-    expect(csv[3]).toBe('detector share confidence >= 0.5,1,0,1,0.6667,,,');
+    expect(csv[0]).toBe('row,whatsup-a/subject,whatsup-a/object,coco-one/subject,avg_g_score,objects,unparsed,missing,no_label');
+    expect(csv[1]).toBe('m1,1,0,0,0.3333,3,1,1,0');
+    expect(csv[2]).toBe('detector mean confidence,0.9,0.4,0.7,0.6667,,,,');
+    expect(csv[3]).toBe('detector share confidence >= 0.5,1,0,1,0.6667,,,,');
   });
 });

@@ -213,8 +213,9 @@ export function registerAnalyze(program: Command): void {
         const { loadAllResults } = await import('../../analysis/load-results.js');
         const { relabelResults } = await import('../../report/relabel.js');
         const loaded = await loadAllResults(o.results);
-        const { models, regression, skipped, left_out } = await relabelResults(loaded, o.before, o.after, { y: o.y, x: o.x, resamples: o.resamples });
+        const { models, regression, skipped, left_out, warnings } = await relabelResults(loaded, o.before, o.after, { y: o.y, x: o.x, resamples: o.resamples });
         for (const dir of skipped) notice(`warning: ${dir}: no grounding-items.jsonl (skipped)`);
+        for (const w of warnings) notice(`warning: ${w}`);
         for (const m of left_out) notice(`warning: ${m.label} left out of the regression: ${m.reason}`);
         if (models.length === 0) throw new GsrError('no results folder has grounding-items.jsonl');
         const result = { before: o.before, after: o.after, models, regression, left_out };
@@ -222,11 +223,11 @@ export function registerAnalyze(program: Command): void {
         if (o.json) return printJson(result);
         const pct = (v: number | null) => (v === null ? '    -' : (100 * v).toFixed(1).padStart(5));
         const signed = (v: number) => `${v >= 0 ? '+' : ''}${(100 * v).toFixed(1)}`;
-        process.stdout.write('model\tcolumn\tbefore\tafter\tchange [95% CI]\tflipped\n');
+        process.stdout.write('model\tcolumn\tbefore\tafter\tchange [95% CI]\tflipped\tadded\tremoved\tno label (before/after)\n');
         for (const m of models) {
           for (const [col, c] of Object.entries(m.columns)) {
             const d = c.delta ? `${signed(c.delta.estimate)} [${signed(c.delta.low)}, ${signed(c.delta.high)}]` : '-';
-            process.stdout.write(`${m.model}\t${col}\t${pct(c.before)}\t${pct(c.after)}\t${d}\t${c.flipped}\n`);
+            process.stdout.write(`${m.model}\t${col}\t${pct(c.before)}\t${pct(c.after)}\t${d}\t${c.flipped}\t${c.added}\t${c.removed}\t${c.no_label_before}/${c.no_label_after}\n`);
           }
           const ci = m.avg_after_ci ? ` [${pct(m.avg_after_ci.low).trim()}, ${pct(m.avg_after_ci.high).trim()}]` : '';
           process.stdout.write(`${m.model}\tavg\t${pct(m.avg_before)}\t${pct(m.avg_after)}${ci}\n`);

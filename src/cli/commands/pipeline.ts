@@ -20,7 +20,14 @@ function resultText(r: PipelineResult): string {
   if (r.perception) lines.push(`perception: ${r.perception}`);
   for (const m of r.skipped_models) lines.push(`model ${m.name} not run: ${m.reason}`);
   for (const x of r.skipped_sections ?? []) lines.push(`${x.name} not run: ${x.reason}; ${x.how}`);
-  if (r.rows.length > 0) lines.push('', 'CircularEval and Avg G-Score, % (DAP: with hint, without in brackets; unparsed: grounding answers no rule could read)', formatSummaryTable(r.rows));
+  if (r.rows.length > 0) {
+    lines.push(
+      '',
+      'CircularEval and Avg G-Score, % (DAP: with hint, without in brackets; unparsed: grounding answers no rule could read; no label: grounding objects without a pseudo-label, not scored)',
+      formatSummaryTable(r.rows),
+    );
+    for (const n of r.notes ?? []) lines.push(`G-Score: ${n}`);
+  }
   // A plug-in's pipeline has no summary table but may warn.
   for (const w of r.warnings) lines.push(`warning: ${w}`);
   if (r.rows.length > 0) lines.push('');

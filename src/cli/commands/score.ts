@@ -145,7 +145,7 @@ export function registerScore(program: Command): void {
     .option('--json', 'print the result JSON on stdout')
     .action(
       action(async (o: { responses: string; annotations: string; iou: number; boxFormat?: BoxFormatOption; imageSize?: ReturnType<typeof parseInputSizeSpec>; llavaPadded?: boolean; model?: string; out?: string; json?: boolean }) => {
-        const { describeBoxFormat, groundingUnparsed, readCocoFile, readResponseFile, resolveBoxFormat, scoreGrounding, unparsedWarning, writeGroundingResults } = await lib();
+        const { describeBoxFormat, groundingUnparsed, noLabelNote, readCocoFile, readResponseFile, resolveBoxFormat, scoreGrounding, unparsedWarning, writeGroundingResults } = await lib();
         const inputSize = o.imageSize;
         const skipped: SkippedRecord[] = [];
         const responses = await readResponseFile(o.responses, skipped);
@@ -155,7 +155,7 @@ export function registerScore(program: Command): void {
         const resolved = resolveBoxFormat(o.boxFormat, model);
         notice(describeBoxFormat(model, resolved));
         const { result, items } = scoreGrounding(responses, coco, { boxFormat: resolved.format, iou: o.iou, inputSize, llavaPadded: o.llavaPadded, model: o.model });
-        if (result.no_annotation > 0) notice(`${result.no_annotation} responses ask for objects with no annotation (not scored)`);
+        if (result.no_annotation > 0) notice(`${result.no_annotation} responses ask about items the annotation file does not hold (not scored)`);
         const count = groundingUnparsed(result);
         const warning = unparsedWarning(result.model, 'grounding', count);
         if (warning) notice(`warning: ${warning}`);
@@ -163,9 +163,13 @@ export function registerScore(program: Command): void {
         const paths = await writeGroundingResults(dir, result, items);
         if (o.json) return printJson(result);
         for (const [col, c] of Object.entries(result.columns)) {
-          process.stdout.write(`${col.padEnd(20)} n=${c.n} g-score=${pct(c.accuracy)} mean_iou=${c.mean_iou?.toFixed(3) ?? '-'} unparsed=${c.unparsed} missing=${c.missing}\n`);
+          process.stdout.write(`${col.padEnd(20)} n=${c.n} g-score=${pct(c.accuracy)} mean_iou=${c.mean_iou?.toFixed(3) ?? '-'} unparsed=${c.unparsed} missing=${c.missing} no_label=${c.no_label}\n`);
         }
-        process.stdout.write(`avg g-score: ${pct(result.avg_g_score)} (${count.unparsed} of ${count.total} answers unparsed, ${count.missing} missing)\nwrote ${paths.join(', ')}\n`);
+        const columns = Object.keys(result.columns).length;
+        process.stdout.write(`avg g-score: ${pct(result.avg_g_score)} over ${columns} column${columns === 1 ? '' : 's'} (${count.unparsed} of ${count.total} answers unparsed, ${count.missing} missing)\n`);
+        const note = noLabelNote(result);
+        if (note) process.stdout.write(`${note}\n`);
+        process.stdout.write(`wrote ${paths.join(', ')}\n`);
       }, (o) => ({ inside: [o.out ?? 'results'] })),
     );
 

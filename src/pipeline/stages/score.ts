@@ -11,10 +11,12 @@ import { readPromptFile, type PromptRecord } from '../../formats/prompts.js';
 import { readResponseFile, type ResponseRecord } from '../../formats/responses.js';
 import type { SkippedRecord } from '../../util/jsonl.js';
 import {
+  countNoBox,
   describeBoxFormat,
   groundingUnparsed,
   indexGroundTruth,
   indexPrompts,
+  noLabelNote,
   scoreGrounding,
   reasoningUnparsed,
   resolveBoxFormat,
@@ -44,8 +46,11 @@ export interface ModelScoreSummary {
   box_format: string | null;
   /** Where the box format came from: declared, the model id's family, or `auto` guessing. */
   box_format_source?: BoxFormatSource;
-  /** Grounding objects, and the answers that gave no box (unparsed) or never came (missing). */
-  grounding?: { objects: number; unparsed: number; missing: number } | null;
+  /**
+   * Labelled grounding objects, the answers that gave no box (unparsed) or never came (missing), the
+   * objects without a label (not scored) and, when there are some, what that does to the G-Score in words.
+   */
+  grounding?: { objects: number; unparsed: number; missing: number; no_label?: number; note?: string | null } | null;
   /** More than 10% of a task's answers unparsed, one line each. */
   warnings?: string[];
   skipped_records: number;
@@ -124,7 +129,7 @@ export async function scoreModelInto(config: PipelineConfig, model: ModelConfig,
     m.box_format = format.format;
     m.box_format_source = format.source;
     const count = groundingUnparsed(result);
-    m.grounding = { objects: count.total, unparsed: count.unparsed, missing: count.missing };
+    m.grounding = { objects: count.total, unparsed: count.unparsed, missing: count.missing, no_label: countNoBox(Object.values(result.columns)).no_label, note: noLabelNote(result) };
     warn(unparsedWarning(model.name, 'grounding', count));
   }
   return m;
