@@ -33,7 +33,7 @@ function sources(run: TracedRun): string[] {
  */
 const START_UP = [
   /^cli\//,
-  /^util\/(errors|log|progress|version|stats|fs|process|hash)\.ts$/,
+  /^util\/(errors|log|progress|version|stats|fs|faults|process|hash)\.ts$/,
   /^scoring\/(box-formats|box-text|qwen-resize)\.ts$/,
   /^mllm\/((answerer|import)-names|request)\.ts$/,
   /^prompts\/export-names\.ts$/,
