@@ -125,7 +125,7 @@ export function runsToString(runs: readonly number[]): string {
   return out;
 }
 
-function grow(codes: Uint8Array): Uint8Array {
+function grow(codes: Uint8Array): Uint8Array<ArrayBuffer> {
   const bigger = new Uint8Array(codes.length * 2);
   bigger.set(codes);
   return bigger;
