@@ -102,7 +102,7 @@ export function registerAnnotate(program: Command): void {
     .option('--depth <id>', 'depth model id, or none', 'none')
     .addOption(choiceOption('--device <device>', 'auto (CUDA if available, else CPU), cpu or cuda', DEVICES, 'auto'))
     .option('--batch <n>', 'images decoded ahead of the models', parsePositiveInt, 2)
-    .option('--threads <n>', 'onnxruntime intra-op threads (default: its choice)', parsePositiveInt)
+    .option('--threads <n>', 'onnxruntime intra-op threads (default: 1 for a model file under 16 MB, else its choice)', parsePositiveInt)
     .addOption(choiceOption('--precision <p>', 'model files: fp32, or int8 (<stem>.int8.onnx beside each, opt-in; docs/perception.md)', PRECISIONS, 'fp32'))
     .option('--low-memory', 'one model in memory at a time: images go through the models in chunks, model by model (docs/perception.md, "Memory")')
     .option('--low-memory-chunk <n>', 'with --low-memory: images per chunk (default 16)', parsePositiveInt)
