@@ -82,14 +82,21 @@ export function depthHeatMap(depth: Pick<DepthMap, 'data' | 'larger'>): Uint8Arr
   const hi = finite.length ? finite[Math.ceil((finite.length - 1) * 0.98)] : 1;
   const span = hi - lo || 1;
   const out = new Uint8Array(data.length * 3);
+  const nearer = depth.larger === 'nearer';
+  const last = HEAT_STOPS.length - 1;
+  // heatColour inlined (same arithmetic), without its per-pixel arrays.
   for (let i = 0; i < data.length; i++) {
     const v = data[i];
     if (!Number.isFinite(v)) continue;
     const t = (v - lo) / span;
-    const [r, g, b] = heatColour(depth.larger === 'nearer' ? t : 1 - t);
-    out[i * 3] = r;
-    out[i * 3 + 1] = g;
-    out[i * 3 + 2] = b;
+    const x = Math.min(Math.max(nearer ? t : 1 - t, 0), 1) * last;
+    const k = Math.min(Math.floor(x), last - 1);
+    const f = x - k;
+    const a = HEAT_STOPS[k];
+    const b = HEAT_STOPS[k + 1];
+    out[i * 3] = Math.round(a[0] + (b[0] - a[0]) * f);
+    out[i * 3 + 1] = Math.round(a[1] + (b[1] - a[1]) * f);
+    out[i * 3 + 2] = Math.round(a[2] + (b[2] - a[2]) * f);
   }
   return out;
 }

@@ -58,7 +58,7 @@ export interface AnnotateOptions {
   params?: Record<string, number | string>;
   /** Explicit model files by role, passed to the model factories. */
   files?: ModelLoadOptions['files'];
-  /** Images decoded ahead of the models (default 2). */
+  /** With `lowMemory: false`: images decoded ahead of the models (default 2). */
   batch?: number;
   /**
    * Hand each image to the models' `prefetch` as soon as it is decoded, so its pre-processing runs
@@ -86,10 +86,11 @@ export interface AnnotateOptions {
   /** Called once the journal is read: how many images there are, were finished before, and remain. */
   onPlan?: (plan: { total: number; skipped: number; todo: number }) => void;
   /**
-   * Keep one model in memory at a time (docs/perception.md, "Memory"): the images go through the
-   * models in chunks of `lowMemoryChunk` (default 16), model by model, each model loaded for its turn
-   * and released after it. Same outputs; peak memory is the largest single model's instead of all
-   * models' together. An interrupt loses at most the current chunk's unfinished images.
+   * Keep one model in memory at a time (the default; docs/perception.md, "Memory"): the images go
+   * through the models in chunks of `lowMemoryChunk` (default 16), model by model, each model loaded
+   * for its turn and released after it. Same outputs; peak memory is the largest single model's
+   * instead of all models' together. An interrupt loses at most the current chunk's unfinished
+   * images. `false` keeps every model loaded and streams the images through them (`batch`, `prefetch`).
    */
   lowMemory?: boolean;
   lowMemoryChunk?: number;
@@ -494,7 +495,7 @@ async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary>
   };
   let interrupted = false;
   try {
-    const executor = o.executor ?? (o.lowMemory ? annotateOneModelAtATime : annotateLocally);
+    const executor = o.executor ?? (o.lowMemory === false ? annotateLocally : annotateOneModelAtATime);
     if (todo.length > 0) interrupted = (await executor(todo, o, sink)).interrupted;
   } finally {
     o.progress?.stop();

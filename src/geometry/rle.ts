@@ -27,48 +27,108 @@ function checkSize(height: number, width: number): void {
   }
 }
 
-/** Run lengths (zeros first) of a row-major mask; any non-zero value counts as 1. */
+/**
+ * Run lengths (zeros first) of a row-major mask; any non-zero value counts as 1.
+ *
+ * The runs change value exactly where a pixel differs from the one before it in column-major order
+ * (the pixel above it, or for row 0 the last pixel of the previous column). Those changes are found
+ * by comparing each row with the row above in memory order (a byte mask four bytes at a time), which
+ * reads the mask once sequentially instead of striding down its columns, then put in column order.
+ */
 export function maskToRuns(mask: ArrayLike<number>, height: number, width: number): number[] {
   checkSize(height, width);
-  if (mask.length !== height * width) {
-    throw new GsrError(`mask has ${mask.length} values, expected ${height}x${width} = ${height * width}`);
+  const n = height * width;
+  if (mask.length !== n) {
+    throw new GsrError(`mask has ${mask.length} values, expected ${height}x${width} = ${n}`);
   }
-  const runs: number[] = [];
-  let prev = 0;
-  let run = 0;
-  for (let x = 0; x < width; x++) {
-    for (let i = x; i < mask.length; i += width) {
-      const v = mask[i] !== 0 ? 1 : 0;
-      if (v !== prev) {
-        runs.push(run);
-        run = 0;
-        prev = v;
+  // Changes as (column, row), found row by row, so each column's rows come in increasing order.
+  const cols: number[] = [];
+  const rows: number[] = [];
+  if (n > 0) {
+    const lastRow = (height - 1) * width;
+    let before = 0; // the mask starts with a run of zeros
+    for (let x = 0; x < width; x++) {
+      if ((mask[x] !== 0 ? 1 : 0) !== before) {
+        cols.push(x);
+        rows.push(0);
       }
-      run++;
+      before = mask[lastRow + x] !== 0 ? 1 : 0;
+    }
+    const bytes = mask instanceof Uint8Array || mask instanceof Uint8ClampedArray ? mask : undefined;
+    if (bytes && width % 4 === 0 && bytes.byteOffset % 4 === 0) {
+      // Rows start on 4-byte boundaries: equal words hold equal pixels; unequal words are checked
+      // byte by byte (1 and 255 differ as bytes but are both set).
+      const words = new Uint32Array(bytes.buffer, bytes.byteOffset, n >> 2);
+      const perRow = width >> 2;
+      for (let y = 1; y < height; y++) {
+        const rowStart = y * perRow;
+        const rowEnd = rowStart + perRow;
+        for (let k = rowStart; k < rowEnd; k++) {
+          if (words[k] === words[k - perRow]) continue;
+          for (let i = 4 * k; i < 4 * k + 4; i++) {
+            if ((bytes[i] !== 0) !== (bytes[i - width] !== 0)) {
+              cols.push(i - y * width);
+              rows.push(y);
+            }
+          }
+        }
+      }
+    } else {
+      for (let y = 1; y < height; y++) {
+        const rowStart = y * width;
+        for (let x = 0; x < width; x++) {
+          if ((mask[rowStart + x] !== 0) !== (mask[rowStart + x - width] !== 0)) {
+            cols.push(x);
+            rows.push(y);
+          }
+        }
+      }
     }
   }
-  runs.push(run);
+  // Counting sort by column (stable: rows stay in order), then runs between change positions.
+  const start = new Int32Array(width + 1);
+  for (let t = 0; t < cols.length; t++) start[cols[t] + 1]++;
+  for (let x = 0; x < width; x++) start[x + 1] += start[x];
+  const changes = new Float64Array(cols.length);
+  for (let t = 0; t < cols.length; t++) changes[start[cols[t]]++] = cols[t] * height + rows[t];
+  const runs: number[] = [];
+  let at = 0;
+  for (let t = 0; t < changes.length; t++) {
+    runs.push(changes[t] - at);
+    at = changes[t];
+  }
+  runs.push(n - at);
   return runs;
 }
 
 /** Encodes run lengths as a pycocotools compressed string. */
 export function runsToString(runs: readonly number[]): string {
-  const codes: number[] = [];
+  let codes = new Uint8Array(runs.length * 2 + 16);
+  let c = 0;
   for (let i = 0; i < runs.length; i++) {
     let x = runs[i];
     if (i > 2) x -= runs[i - 2];
     let more = true;
     while (more) {
+      if (c === codes.length) codes = grow(codes);
       // Floor division keeps the arithmetic shift semantics for negatives beyond 32 bits.
       const group = x - Math.floor(x / 32) * 32;
       x = Math.floor(x / 32);
       more = group & 0x10 ? x !== -1 : x !== 0;
-      codes.push((more ? group | 0x20 : group) + 48);
+      codes[c++] = (more ? group | 0x20 : group) + 48;
     }
   }
   let out = '';
-  for (let i = 0; i < codes.length; i += 8192) out += String.fromCharCode(...codes.slice(i, i + 8192));
+  for (let i = 0; i < c; i += 8192) {
+    out += String.fromCharCode.apply(null, codes.subarray(i, Math.min(c, i + 8192)) as unknown as number[]);
+  }
   return out;
+}
+
+function grow(codes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const bigger = new Uint8Array(codes.length * 2);
+  bigger.set(codes);
+  return bigger;
 }
 
 /** Decodes a pycocotools compressed string into run lengths; malformed strings throw GsrError. */

@@ -2,7 +2,7 @@
  * The one place that creates onnxruntime-node sessions: device choice (auto falls back to CPU),
  * threads, reuse of a session per model file, and release.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -16,7 +16,7 @@ export { ort };
 
 export interface SessionOptions {
   device: Device;
-  /** Intra-op threads; 0 or absent lets onnxruntime choose. */
+  /** Intra-op threads; 0 or absent: 1 for a model file under {@link SMALL_MODEL_BYTES}, else onnxruntime's choice. */
   threads?: number;
   tuning?: SessionTuning;
 }
@@ -48,6 +48,19 @@ export function ortOptions(provider: 'cpu' | 'cuda', threads?: number, tuning: S
   if (tuning.interOpThreads && tuning.interOpThreads > 0) o.interOpNumThreads = tuning.interOpThreads;
   if (tuning.denormalAsZero) o.extra = { session: { set_denormal_as_zero: '1' } };
   return o;
+}
+
+/**
+ * Model files below this size run on one intra-op thread on the CPU unless threads are asked for: the
+ * shipped gsr-synth models (1.5 MB) take milliseconds an image, and a second thread spent more time
+ * spinning between runs than it saved (docs/perception.md, "Threads for small models").
+ */
+export const SMALL_MODEL_BYTES = 16 * 2 ** 20;
+
+/** Intra-op threads for a CPU session: the asked number, else 1 for a small model file, else onnxruntime's choice. */
+export function cpuThreads(asked: number | undefined, fileBytes: number): number | undefined {
+  if (asked && asked > 0) return asked;
+  return fileBytes < SMALL_MODEL_BYTES ? 1 : undefined;
 }
 
 /**
@@ -89,7 +102,8 @@ async function create(path: string, opts: SessionOptions): Promise<OpenedSession
     }
   }
   try {
-    return { session: await ort.InferenceSession.create(path, ortOptions('cpu', opts.threads, opts.tuning)), device: 'cpu' };
+    const threads = cpuThreads(opts.threads, statSync(path).size);
+    return { session: await ort.InferenceSession.create(path, ortOptions('cpu', threads, opts.tuning)), device: 'cpu' };
   } catch (err) {
     throw new GsrError(`cannot load ONNX model ${path}: ${errorMessage(err).split('\n')[0]}`);
   }

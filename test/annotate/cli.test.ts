@@ -135,7 +135,7 @@ describe('gsr annotate (CLI) errors and quality', () => {
     const cases: Array<[string[], RegExp]> = [
       [['annotate', 'run', '--out', out], /nothing to annotate/],
       [['annotate', 'run', 'x.jpg', '--objects', 'a', '--detector', 'no-such-model', '--out', out], /unknown detector "no-such-model"/],
-      [['annotate', 'run', 'x.jpg', '--objects', 'a', '--low-memory-chunk', '4', '--out', out], /--low-memory-chunk goes with --low-memory/],
+      [['annotate', 'run', 'x.jpg', '--objects', 'a', '--no-low-memory', '--low-memory-chunk', '4', '--out', out], /--low-memory-chunk is for local runs one model at a time, not with --no-low-memory or --queue/],
     ];
     for (const [args, message] of cases) {
       const r = runCli(args);

@@ -40,4 +40,18 @@ describe('overlay painting', () => {
     const disparity = depthHeatMap({ data: new Float32Array([1, 5]), larger: 'nearer' });
     expect([...disparity.subarray(3, 6)]).toEqual(heatColour(1));
   });
+
+  it('every pixel of the heat map is heatColour of its stretched value', () => {
+    const data = Float32Array.from({ length: 5000 }, (_, i) => (i % 3 === 0 ? i / 7 : Math.sqrt(i)));
+    for (const larger of ['nearer', 'farther'] as const) {
+      const map = depthHeatMap({ data, larger });
+      const sorted = Array.from(data).sort((a, b) => a - b);
+      const lo = sorted[Math.floor((sorted.length - 1) * 0.02)]!;
+      const span = sorted[Math.ceil((sorted.length - 1) * 0.98)]! - lo;
+      for (let i = 0; i < data.length; i++) {
+        const t = (data[i]! - lo) / span;
+        expect([...map.subarray(3 * i, 3 * i + 3)]).toEqual(heatColour(larger === 'nearer' ? t : 1 - t));
+      }
+    }
+  });
 });

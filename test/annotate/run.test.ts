@@ -180,7 +180,7 @@ describe('annotate with test-double models', () => {
     let ticks = 0;
     const progress = { tick: () => (++ticks === 3 ? controller.abort() : undefined), stop() {} };
     const params = { call_log: log };
-    const first = await annotate(options(targets, out, { params, signal: controller.signal, progress, batch: 3 }));
+    const first = await annotate(options(targets, out, { params, signal: controller.signal, progress, batch: 3, lowMemory: false }));
     expect(first).toMatchObject({ interrupted: true, images_processed: 3, images_done: 3 });
     expect(readCoco(out).images).toHaveLength(3); // valid JSON even when interrupted
 

@@ -128,9 +128,9 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
 
   it('pre-processing ahead (off by default on the CPU) changes no output, and the stage clock sees every stage', async () => {
     const stages = recordStages(true)!;
-    const on = await annotate(opts('on', { prefetch: true }));
+    const on = await annotate(opts('on', { prefetch: true, lowMemory: false }));
     recordStages(false);
-    const off = await annotate(opts('off'));
+    const off = await annotate(opts('off', { lowMemory: false }));
     expect(on.images_done).toBe(4);
     expect(on.objects_found).toBe(8);
     expect(off.images_done).toBe(4);
@@ -143,14 +143,14 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
     expect(stages['model:slimsam-77-uniform decoder']!.calls).toBe(8);
   }, scaled(60_000));
 
-  it('--low-memory (one model at a time, in chunks) gives the same records, failures included', async () => {
+  it('one model at a time (the default, in chunks) gives the same records as every model loaded, failures included', async () => {
     const bad = join(dir, 'broken.png');
     writeFileSync(bad, 'not a png');
     const withBad = [...targets.slice(0, 2), ...targetsFromImages([bad], targets[0]!.objects), ...targets.slice(2)];
     const stages = recordStages(true)!;
-    const low = await annotate(opts('low', { targets: withBad, lowMemory: true, lowMemoryChunk: 2 }));
+    const low = await annotate(opts('low', { targets: withBad, lowMemoryChunk: 2 }));
     recordStages(false);
-    await annotate(opts('all', { targets: withBad }));
+    await annotate(opts('all', { targets: withBad, lowMemory: false }));
     expect(low.images_done).toBe(4);
     expect(low.images_failed).toBe(1);
     expect(read('low')).toEqual(read('all'));

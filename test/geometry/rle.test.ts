@@ -155,6 +155,22 @@ describe('rleEncode agrees with the C transcription', () => {
     expect(rle.counts).toBe(referenceCocoString(mask, h, w));
     expect(Buffer.from(rleDecode(rle)).equals(Buffer.from(mask))).toBe(true);
   });
+  it('same strings for every input layout: aligned and unaligned bytes, odd widths, other arrays', () => {
+    const rnd = seeded(13);
+    for (let t = 0; t < 200; t++) {
+      const h = 1 + Math.floor(rnd() * 12);
+      const w = 1 + Math.floor(rnd() * 12) * (t % 2 === 0 ? 4 : 1);
+      const density = rnd();
+      // Values 1, 2 and 255: words that differ as bytes while every pixel is set.
+      const values = new Uint8Array(h * w).map(() => (rnd() < density ? [1, 2, 255][Math.floor(rnd() * 3)] : 0));
+      const binary = values.map((v) => (v !== 0 ? 1 : 0));
+      const expected = referenceCocoString(binary, h, w);
+      const offset = new Uint8Array(h * w + 1);
+      offset.set(values, 1);
+      const layouts: ArrayLike<number>[] = [values, offset.subarray(1), Uint8ClampedArray.from(values), Float32Array.from(values), Array.from(values)];
+      for (const mask of layouts) expect(rleEncode(mask, h, w).counts).toBe(expected);
+    }
+  });
   it('round-trips counts needing many groups, negative deltas included', () => {
     const runs = [0, 1_000_000, 3, 70_000, 2, 123_456_789];
     expect(stringToRuns(runsToString(runs))).toEqual(runs);

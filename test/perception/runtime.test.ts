@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cudaProviderInstalled, openSession, releaseSession } from '../../src/perception/runtime.js';
+import { cpuThreads, cudaProviderInstalled, openSession, releaseSession, SMALL_MODEL_BYTES } from '../../src/perception/runtime.js';
 import { GsrError } from '../../src/util/errors.js';
 import { FASTESTDET_TINY } from './paths.js';
 
@@ -35,5 +35,15 @@ describe('onnxruntime sessions', () => {
     const err = await openSession(FASTESTDET_TINY, { device: 'cuda' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GsrError);
     expect((err as Error).message).toMatch(/^--device cuda: the CUDA execution provider is not available .*ONNXRUNTIME_NODE_INSTALL=cuda12/);
+  });
+});
+
+describe('intra-op threads', () => {
+  it('asked threads win; otherwise one thread for a model file under 16 MB, onnxruntime decides above', () => {
+    expect(cpuThreads(3, 1000)).toBe(3);
+    expect(cpuThreads(undefined, 1_500_000)).toBe(1);
+    expect(cpuThreads(0, SMALL_MODEL_BYTES - 1)).toBe(1);
+    expect(cpuThreads(undefined, SMALL_MODEL_BYTES)).toBeUndefined();
+    expect(cpuThreads(2, 400 * 2 ** 20)).toBe(2);
   });
 });

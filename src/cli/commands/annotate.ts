@@ -101,11 +101,12 @@ export function registerAnnotate(program: Command): void {
     .option('--segmenter <id>', 'segmenter model id, or none', 'none')
     .option('--depth <id>', 'depth model id, or none', 'none')
     .addOption(choiceOption('--device <device>', 'auto (CUDA if available, else CPU), cpu or cuda', DEVICES, 'auto'))
-    .option('--batch <n>', 'images decoded ahead of the models', parsePositiveInt, 2)
-    .option('--threads <n>', 'onnxruntime intra-op threads (default: its choice)', parsePositiveInt)
+    .option('--batch <n>', 'with --no-low-memory: images decoded ahead of the models', parsePositiveInt, 2)
+    .option('--threads <n>', 'onnxruntime intra-op threads (default: 1 for a model file under 16 MB, else its choice)', parsePositiveInt)
     .addOption(choiceOption('--precision <p>', 'model files: fp32, or int8 (<stem>.int8.onnx beside each, opt-in; docs/perception.md)', PRECISIONS, 'fp32'))
-    .option('--low-memory', 'one model in memory at a time: images go through the models in chunks, model by model (docs/perception.md, "Memory")')
-    .option('--low-memory-chunk <n>', 'with --low-memory: images per chunk (default 16)', parsePositiveInt)
+    .option('--low-memory', 'one model in memory at a time, the default: images go through the models in chunks, model by model (docs/perception.md, "Memory")')
+    .option('--no-low-memory', 'keep every model loaded and stream the images through them (--batch); more memory, for GPUs or many chunks')
+    .option('--low-memory-chunk <n>', 'images per chunk, one model at a time (default 16)', parsePositiveInt)
     .option('--flush-denormals', FLUSH_DENORMALS_HELP)
     .addOption(choiceOption('--decode-alpha <rule>', 'images with alpha: drop it, as Transformers\' load_image, or composite on white (recorded in info.models; docs/perception.md, "Decoding")', ALPHA_RULES, 'drop'))
     .addOption(choiceOption('--decode-grey16 <rule>', '16-bit grey images: clip above 255, as load_image, or keep the high byte (recorded in info.models; docs/perception.md, "Decoding")', GREY16_RULES, 'clip'))
@@ -128,8 +129,8 @@ export function registerAnnotate(program: Command): void {
       action(async (images: string[], o: AnnotateCliOptions) => {
         if (!o.out) throw new GsrError('--out DIR is required (the output folder)');
         if (o.queue === undefined && (o.shardSize !== undefined || o.resume)) throw new GsrError('--shard-size and --resume go with --queue');
-        if (o.queue !== undefined && o.lowMemory) throw new GsrError('--low-memory is for local runs; queue workers keep their models loaded');
-        if (o.lowMemoryChunk !== undefined && !o.lowMemory) throw new GsrError('--low-memory-chunk goes with --low-memory');
+        if (o.queue !== undefined && o.lowMemory === true) throw new GsrError('--low-memory is for local runs; queue workers keep their models loaded');
+        if (o.lowMemoryChunk !== undefined && (o.lowMemory === false || o.queue !== undefined)) throw new GsrError('--low-memory-chunk is for local runs one model at a time, not with --no-low-memory or --queue');
         const targets = await targetsFor(images, o);
         const { annotate } = await lib();
         const outDir = resolve(o.out);
@@ -166,7 +167,7 @@ export function registerAnnotate(program: Command): void {
             device: o.device as Device,
             threads: o.threads,
             precision: o.precision as Precision,
-            lowMemory: o.lowMemory ?? false,
+            lowMemory: o.lowMemory,
             lowMemoryChunk: o.lowMemoryChunk,
             session: o.flushDenormals ? { denormalAsZero: true } : undefined,
             decode: { alpha: o.decodeAlpha as AlphaRule, grey16: o.decodeGrey16 as Grey16Rule, icc: o.decodeIcc as IccRule },

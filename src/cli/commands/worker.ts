@@ -73,7 +73,7 @@ export function registerWorker(program: Command): void {
   common(group.command('annotate').description('Annotate image shards queued by `gsr annotate run --queue`'), 'shards in hand at once (one model set each)', 1)
     .addOption(choiceOption('--device <device>', 'auto (CUDA if available, else CPU), cpu or cuda', ['auto', 'cpu', 'cuda'], 'auto'))
     .option('--models-dir <dir>', 'folder holding the model files', 'models')
-    .option('--threads <n>', 'onnxruntime intra-op threads (default: its choice)', parsePositiveInt)
+    .option('--threads <n>', 'onnxruntime intra-op threads (default: 1 for a model file under 16 MB, else its choice)', parsePositiveInt)
     .action(
       action(async (o: AnnotateWorkerFlags) => {
         const { annotateProcessor } = await import('../../queue/index.js');
