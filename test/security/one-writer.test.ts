@@ -76,6 +76,7 @@ const WRITERS: Array<{ name: string; args: () => string[] }> = [
   { name: 'responses import', args: () => ['responses', 'import', join(work, 'r.jsonl'), '--model', 'm1', '--store', store] },
   { name: 'score reasoning', args: () => ['score', 'reasoning', '--prompts', join(P, 'prompts', 'tg.jsonl'), '--responses', join(work, 'r.jsonl'), '--out', join(P, 'score', 'x')] },
   { name: 'score grounding', args: () => ['score', 'grounding', '--responses', join(work, 'r.jsonl'), '--annotations', annotations, '--out', join(P, 'score', 'x')] },
+  { name: 'score et-plan-logs', args: () => ['score', 'et-plan-logs', '--tasks', work, '--logs', join(work, 'r.jsonl'), '--out', join(P, 'score', 'logs')] },
   { name: 'analyze regression', args: () => ['analyze', 'regression', '--results', join(work, 'results'), '--out', join(P, 'analyze', 'r.json')] },
   { name: 'analyze label-noise', args: () => ['analyze', 'label-noise', '--results', join(work, 'results'), '--truth-results', join(work, 'results'), '--out', join(P, 'analyze', 'ln.json')] },
   { name: 'analyze relabel', args: () => ['analyze', 'relabel', '--before', annotations, '--after', annotations, '--results', join(work, 'results'), '--out', join(P, 'analyze', 'rl.json')] },
