@@ -179,14 +179,17 @@ class Detector(nn.Module):
         super().__init__()
         self.enc = Encoder()
         self.dec = Decoder(self.enc.widths)
+        # Separate branches for the heat map and the box distances: with one shared branch the boxes
+        # of thin candles came out as wide as plates' (docs/perception.md).
         self.head = conv_bn(32, 32)
         self.heat = nn.Conv2d(32, classes, 1)
+        self.box_head = conv_bn(32, 32)
         self.box = nn.Conv2d(32, 4, 1)
         nn.init.constant_(self.heat.bias, -4.6)  # start near 0.01, as CenterNet does
 
     def forward(self, x):
-        y = self.head(self.dec(*self.enc(x)))
-        return torch.sigmoid(self.heat(y)), F.softplus(self.box(y)) * 16.0
+        y = self.dec(*self.enc(x))
+        return torch.sigmoid(self.heat(self.head(y))), F.softplus(self.box(self.box_head(y))) * 16.0
 
 
 class DepthNet(nn.Module):
