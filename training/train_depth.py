@@ -143,7 +143,7 @@ def parity(model: torch.nn.Module, onnx_path: Path) -> tuple[dict, float]:
 
 
 def main() -> None:
-    a = g.parse_args(MODEL_ID, 'depth-parity.json', batch=8, steps=2500)
+    a = g.parse_args(MODEL_ID, 'depth-parity.json', batch=8, steps=1000)
     clock = g.Clock()
     torch.set_num_threads(a.threads)
     rng = g.set_seed(a.seed)
