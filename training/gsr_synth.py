@@ -92,7 +92,16 @@ def load_split(split: str, depth: str | None = None) -> dict:
         out['depth'] = cached('depth', lambda s: read_depth(split, s['id']).astype(np.float16))
     elif depth == 'target':
         out['target'] = cached('target', lambda s: log_disparity_target(read_depth(split, s['id'])))
+        out['object_share'] = cached('object-share', lambda s: object_share(read_labels(split, s['id'])))
     return out
+
+
+def object_share(labels: np.ndarray) -> np.ndarray:
+    """The share of each depth-output cell's pixels that belong to an object (named or clutter), at
+    the resolution of log_disparity_target."""
+    h, w = labels.shape
+    k = h // (IN_H // DEPTH_STRIDE)
+    return (labels > 0).reshape(h // k, k, w // k, k).mean(axis=(1, 3)).astype(np.float16)
 
 
 def log_disparity_target(depth: np.ndarray) -> np.ndarray:
