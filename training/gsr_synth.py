@@ -131,8 +131,8 @@ def conv_bn(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
 class Encoder(nn.Module):
     """A 4x4 stride-4 patch stem (no full-resolution layer: on a CPU those cost most, for little),
     then strided 3x3 conv-BN-ReLU stages; features at strides 4, 8, 16 and 32. The stride-32
-    features get the whole picture's mean added through a 1x1 conv (global context: without it the
-    depth model put furniture ~20% too far, as if its top were floor further back; docs/perception.md)."""
+    features get the whole picture's mean added through a 1x1 conv (global context, for the depth
+    model's furniture, which it put ~20% too far: docs/perception.md, "Which pairs have a depth order")."""
 
     def __init__(self, widths=(24, 48, 64, 96)):
         super().__init__()
