@@ -37,6 +37,18 @@ DEPTH_STRIDE = 2
 # Objects with fewer visible pixels (at 640x480) are neither targets nor counted in the evaluation
 # (pycocotools' iscrowd, i.e. ignored); the renderer keeps named objects above 246 pixels.
 MIN_PIXELS = 40
+# Two objects whose true median depths differ by less than this share of the nearer one's have no
+# depth order (docs/perception.md, "Which pairs have a depth order"; the same margin as
+# DEPTH_ORDER_MARGIN in src/annotate/quality.ts).
+ORDER_MARGIN = 0.05
+
+
+def true_order(subject: float, obj: float) -> int:
+    """-1 when the subject is nearer, 1 when farther, 0 when the two true depths are within
+    ORDER_MARGIN of each other (no order)."""
+    if abs(subject - obj) < ORDER_MARGIN * min(subject, obj):
+        return 0
+    return -1 if subject < obj else 1
 
 
 # ---------------------------------------------------------------- data
@@ -80,7 +92,16 @@ def load_split(split: str, depth: str | None = None) -> dict:
         out['depth'] = cached('depth', lambda s: read_depth(split, s['id']).astype(np.float16))
     elif depth == 'target':
         out['target'] = cached('target', lambda s: log_disparity_target(read_depth(split, s['id'])))
+        out['object_share'] = cached('object-share', lambda s: object_share(read_labels(split, s['id'])))
     return out
+
+
+def object_share(labels: np.ndarray) -> np.ndarray:
+    """The share of each depth-output cell's pixels that belong to an object (named or clutter), at
+    the resolution of log_disparity_target."""
+    h, w = labels.shape
+    k = h // (IN_H // DEPTH_STRIDE)
+    return (labels > 0).reshape(h // k, k, w // k, k).mean(axis=(1, 3)).astype(np.float16)
 
 
 def log_disparity_target(depth: np.ndarray) -> np.ndarray:
@@ -109,7 +130,9 @@ def conv_bn(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
 
 class Encoder(nn.Module):
     """A 4x4 stride-4 patch stem (no full-resolution layer: on a CPU those cost most, for little),
-    then strided 3x3 conv-BN-ReLU stages; features at strides 4, 8, 16 and 32."""
+    then strided 3x3 conv-BN-ReLU stages; features at strides 4, 8, 16 and 32. The stride-32
+    features get the whole picture's mean added through a 1x1 conv (global context, for the depth
+    model's furniture, which it put ~20% too far: docs/perception.md, "Which pairs have a depth order")."""
 
     def __init__(self, widths=(24, 48, 64, 96)):
         super().__init__()
@@ -118,6 +141,7 @@ class Encoder(nn.Module):
         self.s8 = nn.Sequential(conv_bn(w[0], w[1], 2), conv_bn(w[1], w[1]))
         self.s16 = nn.Sequential(conv_bn(w[1], w[2], 2), conv_bn(w[2], w[2]), conv_bn(w[2], w[2]))
         self.s32 = nn.Sequential(conv_bn(w[2], w[3], 2), conv_bn(w[3], w[3]))
+        self.context = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(w[3], w[3], 1), nn.ReLU(inplace=True))
         self.widths = w
 
     def forward(self, x):
@@ -125,7 +149,7 @@ class Encoder(nn.Module):
         f8 = self.s8(f4)
         f16 = self.s16(f8)
         f32 = self.s32(f16)
-        return f4, f8, f16, f32
+        return f4, f8, f16, f32 + self.context(f32)
 
 
 class Up(nn.Module):
@@ -164,14 +188,17 @@ class Detector(nn.Module):
         super().__init__()
         self.enc = Encoder()
         self.dec = Decoder(self.enc.widths)
+        # Separate branches for the heat map and the box distances: with one shared branch the boxes
+        # of thin candles came out as wide as plates' (docs/perception.md).
         self.head = conv_bn(32, 32)
         self.heat = nn.Conv2d(32, classes, 1)
+        self.box_head = conv_bn(32, 32)
         self.box = nn.Conv2d(32, 4, 1)
         nn.init.constant_(self.heat.bias, -4.6)  # start near 0.01, as CenterNet does
 
     def forward(self, x):
-        y = self.head(self.dec(*self.enc(x)))
-        return torch.sigmoid(self.heat(y)), F.softplus(self.box(y)) * 16.0
+        y = self.dec(*self.enc(x))
+        return torch.sigmoid(self.heat(self.head(y))), F.softplus(self.box(self.box_head(y))) * 16.0
 
 
 class DepthNet(nn.Module):
@@ -312,10 +339,10 @@ def write_json(path: Path, value) -> None:
 
 # ---------------------------------------------------------------- the training run both scripts share
 
-def parse_args(model_id: str, fixture: str, batch: int) -> argparse.Namespace:
+def parse_args(model_id: str, fixture: str, batch: int, steps: int) -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     ap.add_argument('--seed', type=int, default=0)
-    ap.add_argument('--steps', type=int, default=1000)
+    ap.add_argument('--steps', type=int, default=steps)
     ap.add_argument('--batch', type=int, default=batch)
     ap.add_argument('--lr', type=float, default=2e-3)
     ap.add_argument('--threads', type=int, default=2)

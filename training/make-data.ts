@@ -10,7 +10,7 @@
  *   <out>/parity/<id>.png           a few held-out pictures without JPEG loss, for the ONNX parity fixture
  *
  * Each scene depends only on (seed, index), as in `gsr dataset synth`. Run:
- *   npx tsx training/make-data.ts [--out .cache/gsr-synth] [--train 4000] [--heldout 400]
+ *   npx tsx training/make-data.ts [--out .cache/gsr-synth] [--train 5000] [--heldout 500]
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -64,7 +64,7 @@ async function writeSplit(out: string, split: string, seed: number, count: numbe
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { out: { type: 'string', default: '.cache/gsr-synth' }, train: { type: 'string', default: '4000' }, heldout: { type: 'string', default: '400' } } });
+  const { values } = parseArgs({ options: { out: { type: 'string', default: '.cache/gsr-synth' }, train: { type: 'string', default: '5000' }, heldout: { type: 'string', default: '500' } } });
   const out = values.out!;
   const parityDir = join(out, 'parity');
   await mkdir(parityDir, { recursive: true });

@@ -28,6 +28,9 @@ from train_det import jitter  # noqa: E402
 
 MODEL_ID = 'gsr-synth-depth'
 SILOG_LAMBDA = 0.85
+# Object pixels weigh 1 + OBJECT_WEIGHT in the scale-invariant loss: they are a few percent of a
+# picture, and unweighted the model put furniture about 20% too far (docs/perception.md).
+OBJECT_WEIGHT = 4.0
 
 
 def batch(data: dict, idx: np.ndarray, rng: np.random.Generator):
@@ -38,13 +41,18 @@ def batch(data: dict, idx: np.ndarray, rng: np.random.Generator):
     x = (imgs * np.float32(1 / 255) - g.MEAN[None, :, None, None]) / g.STD[None, :, None, None]
     t = data['target'][idx]
     t[flips] = t[flips][..., ::-1]
-    return torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32)), torch.from_numpy(np.ascontiguousarray(t))
+    w = 1 + OBJECT_WEIGHT * data['object_share'][idx].astype(np.float32)
+    w[flips] = w[flips][..., ::-1]
+    return tuple(torch.from_numpy(np.ascontiguousarray(v, dtype=np.float32)) for v in (x, t, w))
 
 
-def silog(pred_log: torch.Tensor, gt_log: torch.Tensor) -> torch.Tensor:
-    """Scale-invariant log loss (Eigen et al.), per image, then averaged."""
+def silog(pred_log: torch.Tensor, gt_log: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """Scale-invariant log loss (Eigen et al.) with per-cell weights (weighted means), per image,
+    then averaged."""
     d = (pred_log - gt_log).flatten(1)
-    return ((d ** 2).mean(1) - SILOG_LAMBDA * d.mean(1) ** 2).clamp(min=0).sqrt().mean()
+    w = weight.flatten(1)
+    w = w / w.sum(1, keepdim=True)
+    return ((w * d ** 2).sum(1) - SILOG_LAMBDA * (w * d).sum(1) ** 2).clamp(min=0).sqrt().mean()
 
 
 def gradient_loss(pred_log: torch.Tensor, gt_log: torch.Tensor) -> torch.Tensor:
@@ -66,7 +74,9 @@ def evaluate(model: torch.nn.Module, data: dict, split: str) -> dict:
     """Per image, the prediction (as depth, 1 / disparity) is scaled by median(true) / median(pred)
     (scale-only alignment: the model is trained scale-invariant); then AbsRel and delta < 1.25 over
     every pixel. Depth order: subject against object by the median predicted disparity inside each
-    true mask, and inside each true box, against the order of their true median depths."""
+    true mask, and inside each true box, against the order of their true median depths; a pair whose
+    true medians differ by less than ORDER_MARGIN (relative) has no order and is counted apart
+    (docs/perception.md, "Which pairs have a depth order")."""
     model.eval()
     absrel, d1 = [], []
     by_style: dict[str, list] = {}
@@ -97,22 +107,24 @@ def evaluate(model: torch.nn.Module, data: dict, split: str) -> dict:
                         sel = np.zeros_like(labels, dtype=bool)
                         sel[by:by + bh, bx:bx + bw] = True
                     med[e] = (float(np.median(disp[sel])), float(np.median(gt[labels == e])))
-                if med[1][1] == med[2][1]:
-                    continue
-                agree = (med[1][0] > med[2][0]) == (med[1][1] < med[2][1]) and med[1][0] != med[2][0]
+                ordered = g.true_order(med[1][1], med[2][1]) != 0
+                agree = ordered and (med[1][0] > med[2][0]) == (med[1][1] < med[2][1]) and med[1][0] != med[2][0]
                 for key in ('all', s['style'], f"{s['style']}:{s['relation']}"):
-                    order[region].setdefault(key, [0, 0])
-                    order[region][key][0] += int(agree)
-                    order[region][key][1] += 1
-    rate = lambda v: {'pairs': v[1], 'agree': v[0], 'accuracy': v[0] / v[1]}  # noqa: E731
-    front_behind = lambda o: [sum(o.get(f'tabletop:{r}', [0, 0])[k] for r in ('front', 'behind')) for k in (0, 1)]  # noqa: E731
+                    o = order[region].setdefault(key, [0, 0, 0])
+                    o[0] += int(agree)
+                    o[1] += int(ordered)
+                    o[2] += int(not ordered)
+    rate = lambda v: {'pairs': v[1], 'agree': v[0], 'accuracy': v[0] / v[1] if v[1] else None, 'unordered': v[2]}  # noqa: E731
+    front_behind = lambda o: [sum(o.get(f'tabletop:{r}', [0, 0, 0])[k] for r in ('front', 'behind')) for k in (0, 1, 2)]  # noqa: E731
     return {
         'scenes': len(data['scenes']),
         'absrel': float(np.mean(absrel)),
         'delta1': float(np.mean(d1)),
         'by_style': {k: {'scenes': len(v), 'absrel': float(np.mean([a for a, _ in v])), 'delta1': float(np.mean([d for _, d in v]))} for k, v in sorted(by_style.items())},
+        'order_margin': g.ORDER_MARGIN,
         'depth_order': {region: {**{k: rate(v) for k, v in sorted(o.items()) if ':' not in k}, 'tabletop front/behind': rate(front_behind(o))} for region, o in order.items()},
-        'protocol': 'full size (bilinear from the model output, as the port); prediction as depth (1 / disparity) scaled per image by median(true) / median(pred); AbsRel = mean |pred - true| / true and delta1 = share of pixels with max(pred/true, true/pred) < 1.25, per image, averaged over images; depth order over two-object scenes, regions = true masks or true boxes',
+        'depth_order_by_relation': {region: {k: rate(v) for k, v in sorted(o.items()) if ':' in k} for region, o in order.items()},
+        'protocol': f'full size (bilinear from the model output, as the port); prediction as depth (1 / disparity) scaled per image by median(true) / median(pred); AbsRel = mean |pred - true| / true and delta1 = share of pixels with max(pred/true, true/pred) < 1.25, per image, averaged over images; depth order over two-object scenes, regions = true masks or true boxes; pairs = those whose true median depths differ by at least {g.ORDER_MARGIN:.0%} of the nearer (a defined order), unordered = the others',
     }
 
 
@@ -139,7 +151,7 @@ def parity(model: torch.nn.Module, onnx_path: Path) -> tuple[dict, float]:
 
 
 def main() -> None:
-    a = g.parse_args(MODEL_ID, 'depth-parity.json', batch=8)
+    a = g.parse_args(MODEL_ID, 'depth-parity.json', batch=8, steps=1000)
     clock = g.Clock()
     torch.set_num_threads(a.threads)
     rng = g.set_seed(a.seed)
@@ -147,9 +159,9 @@ def main() -> None:
     heldout = g.load_split('heldout', depth='full')
 
     def losses(model: torch.nn.Module, idx: np.ndarray):
-        x, t = batch(train, idx, rng)
+        x, t, w = batch(train, idx, rng)
         pred = torch.log(model(x.contiguous(memory_format=torch.channels_last)))
-        ls = silog(pred, t)
+        ls = silog(pred, t, w)
         lg = gradient_loss(pred, t)
         return ls + 0.5 * lg, {'silog': ls, 'gradient': lg}
 
@@ -160,7 +172,7 @@ def main() -> None:
     metrics = evaluate(model, heldout, 'heldout')
     fixture, worst = parity(model, onnx_path)
     g.write_json(Path(a.fixture), fixture)
-    loss = f'scale-invariant log loss (lambda {SILOG_LAMBDA}) on log inverse depth at stride 2, + 0.5 x gradient loss of the log residual at two scales'
+    loss = f'scale-invariant log loss (lambda {SILOG_LAMBDA}) on log inverse depth at stride 2, object pixels weighing 1 + {OBJECT_WEIGHT}, + 0.5 x gradient loss of the log residual at two scales'
     record = g.training_record(MODEL_ID, 'training/train_depth.py', a, model, onnx_path, log, metrics, clock, loss, ('max_abs_diff_vs_torch_over_range', worst))
     g.write_json(out / 'training.json', record)
     if not a.no_manifest:

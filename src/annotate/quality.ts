@@ -34,10 +34,13 @@ export interface QualityReport {
   /** Mask IoU where both sides have a mask of the same size. */
   mask_iou: Distribution;
   depth_order: {
-    /** Subject-object pairs with depth on both sides and a strict order in the truth. */
+    /** Subject-object pairs with depth on both sides and an order in the truth (DEPTH_ORDER_MARGIN). */
     pairs: number;
     agree: number;
     agreement: number | null;
+    /** Pairs with depth on both sides whose true depths are within the margin: no order, not scored. */
+    unordered: number;
+    margin: number;
   };
   /** Mean |pred - true| / true of per-object median depth; only when both are metric. */
   depth_absrel: { n: number; value: number | null; skipped_reason?: string };
@@ -62,6 +65,23 @@ export function distribution(values: number[]): Distribution {
     max: n ? sorted[n - 1] : null,
     histogram,
   };
+}
+
+/**
+ * Two objects whose true depths differ by less than this share of the nearer one's have no depth
+ * order: an object on, under or beside a piece of furniture stands at nearly its depth, and which
+ * of the two medians is nearer there says nothing a depth model can see (docs/perception.md,
+ * "Which pairs have a depth order"). The same margin as ORDER_MARGIN in training/gsr_synth.py.
+ */
+export const DEPTH_ORDER_MARGIN = 0.05;
+
+/** Whether two true depths (either direction; relative-inverse values are 1 / depth up to a scale) have an order. */
+export function depthsOrdered(a: ObjectDepth, b: ObjectDepth, margin = DEPTH_ORDER_MARGIN): boolean {
+  const [x, y] = [a.median, b.median];
+  // A relative margin needs positive values; anything else is ordered by a strict difference.
+  if (!(x > 0 && y > 0)) return x !== y;
+  // |1/x - 1/y| / min(1/x, 1/y) = |x - y| / min(x, y): the same rule for depth and inverse depth.
+  return x !== y && Math.abs(x - y) >= margin * Math.min(x, y);
 }
 
 /** Depth as "nearness" (larger = nearer), so maps of either direction compare. */
@@ -99,6 +119,7 @@ export function annotationQuality(pred: CocoFile, truth: CocoFile): QualityRepor
   let truthObjects = 0;
   let pairs = 0;
   let agree = 0;
+  let unordered = 0;
   const absRel: number[] = [];
   let nonMetric = false;
 
@@ -125,7 +146,8 @@ export function annotationQuality(pred: CocoFile, truth: CocoFile): QualityRepor
     }
     const [ts, to] = [t.roles.get('subject')?.depth, t.roles.get('object')?.depth];
     const [ps, po] = [p?.roles.get('subject')?.depth, p?.roles.get('object')?.depth];
-    if (ts && to && ps && po && nearness(ts) !== nearness(to)) {
+    if (ts && to && ps && po && !depthsOrdered(ts, to)) unordered++;
+    else if (ts && to && ps && po) {
       pairs++;
       // A tie in the prediction orders nothing, so it does not agree.
       if (Math.sign(nearness(ts) - nearness(to)) === Math.sign(nearness(ps) - nearness(po))) agree++;
@@ -140,7 +162,7 @@ export function annotationQuality(pred: CocoFile, truth: CocoFile): QualityRepor
     recall_at_50: truthObjects > 0 ? totalHits / truthObjects : null,
     recall_at_50_by_role: { subject: rate(hits.subject), object: rate(hits.object) },
     mask_iou: distribution(maskIous),
-    depth_order: { pairs, agree, agreement: pairs > 0 ? agree / pairs : null },
+    depth_order: { pairs, agree, agreement: pairs > 0 ? agree / pairs : null, unordered, margin: DEPTH_ORDER_MARGIN },
     depth_absrel: {
       n: absRel.length,
       value: absRel.length ? absRel.reduce((s, v) => s + v, 0) / absRel.length : null,
@@ -161,7 +183,7 @@ export function formatQualityReport(r: QualityReport): string {
     dist('box IoU', r.box_iou),
     `recall@0.5: ${fmt(r.recall_at_50)} (subject ${fmt(r.recall_at_50_by_role.subject)}, object ${fmt(r.recall_at_50_by_role.object)})`,
     dist('mask IoU', r.mask_iou),
-    `depth order agreement: ${fmt(r.depth_order.agreement)} (${r.depth_order.agree}/${r.depth_order.pairs} pairs)`,
+    `depth order agreement: ${fmt(r.depth_order.agreement)} (${r.depth_order.agree}/${r.depth_order.pairs} pairs; ${r.depth_order.unordered} within ${100 * r.depth_order.margin}% of each other: no order)`,
     `depth AbsRel: ${fmt(r.depth_absrel.value)} (n=${r.depth_absrel.n}${r.depth_absrel.skipped_reason ? `; ${r.depth_absrel.skipped_reason}` : ''})`,
   ].join('\n');
 }

@@ -35,7 +35,7 @@ export interface TrainingRecord {
     per_kind?: Record<string, { objects: number; ap50: number | null; recall50: number | null; named_objects: number; top1_hit_rate: number | null }>;
     absrel?: number;
     delta1?: number;
-    depth_order?: Record<string, Record<string, { pairs: number; accuracy: number }>>;
+    depth_order?: Record<string, Record<string, { pairs: number; accuracy: number | null; unordered?: number }>>;
   };
 }
 
@@ -74,7 +74,7 @@ export function perceptionHtml(p: PerceptionReport): string {
       );
     } else {
       const orders = Object.entries(ho.depth_order ?? {})
-        .map(([region, byKey]) => Object.entries(byKey).map(([k, v]) => `<tr><th scope="row">${h(region)}</th><td>${h(k)}</td><td>${v.pairs}</td><td>${pct(v.accuracy)}</td></tr>`).join(''))
+        .map(([region, byKey]) => Object.entries(byKey).map(([k, v]) => `<tr><th scope="row">${h(region)}</th><td>${h(k)}</td><td>${v.pairs}${v.unordered ? ` (+${v.unordered} with no order)` : ''}</td><td>${pct(v.accuracy)}</td></tr>`).join(''))
         .join('');
       parts.push(
         head +
@@ -89,7 +89,7 @@ export function perceptionHtml(p: PerceptionReport): string {
       `<h3>On this pipeline's scenes, against the exact truth</h3><table id="perception-quality"><tbody>` +
         `<tr><th scope="row">objects boxed (IoU ≥ 0.5)</th><td data-testid="quality:recall" data-value="${q.recall_at_50 ?? ''}">${pct(q.recall_at_50)}% (subjects ${pct(q.recall_at_50_by_role.subject)}%, objects ${pct(q.recall_at_50_by_role.object)}%)</td></tr>` +
         `<tr><th scope="row">box IoU (found)</th><td>median ${q.box_iou.median?.toFixed(3) ?? '—'}, mean ${q.box_iou.mean?.toFixed(3) ?? '—'} (n = ${q.box_iou.n}); not found: ${q.objects.not_predicted} of ${q.objects.truth}</td></tr>` +
-        `<tr><th scope="row">subject-object depth order</th><td data-testid="quality:depth-order" data-value="${q.depth_order.agreement ?? ''}">${pct(q.depth_order.agreement)}% of ${q.depth_order.pairs} pairs</td></tr></tbody></table>`,
+        `<tr><th scope="row">subject-object depth order</th><td data-testid="quality:depth-order" data-value="${q.depth_order.agreement ?? ''}">${pct(q.depth_order.agreement)}% of ${q.depth_order.pairs} pairs with an order${q.depth_order.unordered ? ` (${q.depth_order.unordered} more within ${pct(q.depth_order.margin)}% of each other: no order)` : ''}</td></tr></tbody></table>`,
     );
   }
   if (p.overlays.length) {

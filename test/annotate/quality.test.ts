@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { annotationQuality, distribution, formatQualityReport } from '../../src/annotate/quality.js';
+import { annotationQuality, depthsOrdered, distribution, formatQualityReport } from '../../src/annotate/quality.js';
 import type { CocoAnnotation, CocoFile, ObjectDepth } from '../../src/formats/coco.js';
 import { rleEncode } from '../../src/geometry/rle.js';
 
@@ -62,7 +62,7 @@ describe('annotationQuality', () => {
     expect(r.mask_iou.n).toBe(1);
     expect(r.mask_iou.mean).toBeCloseTo(12 / 20, 12);
     // a: truth subject nearer (1 m < 2 m), prediction 1.5 < 2: agrees. b: truth object nearer, prediction subject nearer.
-    expect(r.depth_order).toEqual({ pairs: 2, agree: 1, agreement: 0.5 });
+    expect(r.depth_order).toEqual({ pairs: 2, agree: 1, agreement: 0.5, unordered: 0, margin: 0.05 });
     // AbsRel only over metric pairs: |1.5-1|/1 and |2-2|/2
     expect(r.depth_absrel.n).toBe(2);
     expect(r.depth_absrel.value).toBeCloseTo(0.25, 12);
@@ -74,7 +74,23 @@ describe('annotationQuality', () => {
     const r = annotationQuality(pred, truth);
     expect(r.depth_absrel).toEqual({ n: 0, value: null, skipped_reason: 'predicted or true depth is relative, not metric' });
     // a tie in the prediction does not count as agreement
-    expect(r.depth_order).toEqual({ pairs: 1, agree: 0, agreement: 0 });
+    expect(r.depth_order).toEqual({ pairs: 1, agree: 0, agreement: 0, unordered: 0, margin: 0.05 });
+  });
+
+  it('counts pairs whose true depths are within the margin apart: no order, not scored', () => {
+    const near = file([
+      { item: 'a', anns: [{ role: 'subject', bbox: [0, 0, 2, 2], depth: depth(2.0, 'm') }, { role: 'object', bbox: [0, 0, 2, 2], depth: depth(2.09, 'm') }] },
+      { item: 'b', anns: [{ role: 'subject', bbox: [0, 0, 2, 2], depth: depth(2.0, 'm') }, { role: 'object', bbox: [0, 0, 2, 2], depth: depth(2.1, 'm') }] },
+    ]);
+    // both predicted the wrong way round (subject farther)
+    const pred = file(['a', 'b'].map((item) => ({ item, anns: [{ role: 'subject' as const, bbox: [0, 0, 2, 2], depth: depth(1, 'relative-inverse') }, { role: 'object' as const, bbox: [0, 0, 2, 2], depth: depth(2, 'relative-inverse') }] })));
+    // a: 0.09 / 2.0 = 4.5% < 5%: no order; b: exactly 5%: ordered, and wrong
+    expect(annotationQuality(pred, near).depth_order).toEqual({ pairs: 1, agree: 0, agreement: 0, unordered: 1, margin: 0.05 });
+    expect(depthsOrdered(depth(10, 'relative-inverse'), depth(10.4, 'relative-inverse'))).toBe(false);
+    expect(depthsOrdered(depth(10, 'relative-inverse'), depth(10.5, 'relative-inverse'))).toBe(true);
+    expect(depthsOrdered(depth(2, 'm'), depth(2.01, 'm'), 0)).toBe(true);
+    expect(depthsOrdered(depth(2, 'm'), depth(2, 'm'), 0)).toBe(false);
+    expect(formatQualityReport(annotationQuality(pred, near))).toMatch(/1 within 5% of each other: no order/);
   });
 
   it('handles an empty prediction without NaN', () => {

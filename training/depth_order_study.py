@@ -1,0 +1,111 @@
+"""Why a depth model orders the subject and object of furniture scenes wrong (docs/perception.md,
+"Which pairs have a depth order"): on the held-out scenes rendered by training/make-data.ts, per
+style and relation, how far apart the true median depths of the two objects are, which one is truly
+nearer, how often the model (an ONNX file, run as the port runs it) gets the order right inside the
+true masks and boxes, and the model's bias per region: the median of log(predicted / true depth)
+inside the subject's mask, the object's mask and the background, the prediction scaled per image by
+median(true) / median(predicted) as train_depth.py evaluates it.
+
+  python training/depth_order_study.py [--model models/gsr-synth-depth/model.onnx] [--json FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gsr_synth as g  # noqa: E402
+from train_depth import full_size  # noqa: E402
+
+BINS = [0, 0.01, 0.02, 0.05, 0.1, 0.2, float('inf')]
+
+
+def study(model: Path) -> dict:
+    sess = ort.InferenceSession(str(model), providers=['CPUExecutionProvider'])
+    data = g.load_split('heldout', depth='full')
+    pairs, bias = [], {}
+    for i, s in enumerate(data['scenes']):
+        if s['object'] is None:
+            continue
+        x = g.normalise(data['images'][i].transpose(1, 2, 0))[None]
+        disp = full_size(torch.from_numpy(sess.run(['predicted_depth'], {'pixel_values': x})[0]))[0]
+        gt = data['depth'][i].astype(np.float32)
+        pred = 1.0 / np.maximum(disp, 1e-6)
+        pred = pred * np.median(gt) / np.median(pred)
+        labels = g.read_labels('heldout', s['id'])
+        boxes = {o['entity']: o['bbox'] for o in s['objects']}
+        row = {'style': s['style'], 'relation': s['relation']}
+        for e, role in ((1, 'subject'), (2, 'object'), (0, 'background')):
+            m = labels == e
+            bias.setdefault(f"{s['style']}:{role}", []).append(float(np.median(np.log(pred[m] / gt[m]))))
+            for k in (3, 6) if e else ():
+                # The mask eroded by k pixels: is a bias only at the edges (thin legs blurred with the floor)?
+                inner = (-F.max_pool2d(-torch.from_numpy(m.astype(np.float32))[None, None], 2 * k + 1, 1, k))[0, 0].numpy() > 0.5
+                if inner.sum() >= 20:
+                    bias.setdefault(f"{s['style']}:{role}:eroded {k} px", []).append(float(np.median(np.log(pred[inner] / gt[inner]))))
+            if e == 0:
+                continue
+            bx, by, bw, bh = boxes[e]
+            row[role] = {'true': float(np.median(gt[m])), 'mask': float(np.median(disp[m])), 'box': float(np.median(disp[by:by + bh, bx:bx + bw]))}
+        pairs.append(row)
+
+    def summary(rows: list[dict]) -> dict:
+        rel = np.array([(r['subject']['true'] - r['object']['true']) / min(r['subject']['true'], r['object']['true']) for r in rows])
+        out = {'pairs': len(rows), 'median_abs_relative_difference': float(np.median(np.abs(rel))), 'subject_truly_nearer': float(np.mean(rel < 0))}
+        for region in ('mask', 'box'):
+            right = [(r['subject'][region] > r['object'][region]) == (r['subject']['true'] < r['object']['true']) for r in rows if r['subject']['true'] != r['object']['true']]
+            out[f'order_right_{region}'] = float(np.mean(right)) if right else None
+        ordered = [r for r in rows if g.true_order(r['subject']['true'], r['object']['true']) != 0]
+        out['ordered_pairs'] = len(ordered)
+        out['order_right_mask_ordered'] = float(np.mean([(r['subject']['mask'] > r['object']['mask']) == (r['subject']['true'] < r['object']['true']) for r in ordered])) if ordered else None
+        return out
+
+    by_relation = {}
+    for style in ('tabletop', 'furniture'):
+        for rel in sorted({r['relation'] for r in pairs if r['style'] == style}):
+            by_relation[f'{style}:{rel}'] = summary([r for r in pairs if r['style'] == style and r['relation'] == rel])
+        by_relation[style] = summary([r for r in pairs if r['style'] == style])
+    by_difference = {}
+    for style in ('tabletop', 'furniture'):
+        rows = [r for r in pairs if r['style'] == style]
+        d = np.array([abs(r['subject']['true'] - r['object']['true']) / min(r['subject']['true'], r['object']['true']) for r in rows])
+        for lo, hi in zip(BINS[:-1], BINS[1:]):
+            sel = [r for r, v in zip(rows, d) if lo <= v < hi]
+            if sel:
+                by_difference[f'{style}: {lo:.0%}-{hi:.0%}' if hi != float('inf') else f'{style}: >= {lo:.0%}'] = summary(sel)
+    return {
+        'model': str(model),
+        'sha256': g.sha256(model),
+        'order_margin': g.ORDER_MARGIN,
+        'by_relation': by_relation,
+        'by_true_difference': by_difference,
+        'bias_median_log_pred_over_true': {k: float(np.median(v)) for k, v in sorted(bias.items())},
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--model', default=str(g.REPO / 'models' / 'gsr-synth-depth' / 'model.onnx'))
+    ap.add_argument('--json', help='also write the figures here')
+    a = ap.parse_args()
+    torch.set_num_threads(1)
+    r = study(Path(a.model))
+    if a.json:
+        g.write_json(Path(a.json), r)
+    pct = lambda v: '-' if v is None else f'{100 * v:.1f}'  # noqa: E731
+    print(f"{r['model']} ({r['sha256'][:12]})")
+    print('| pairs | n | median abs relative difference % | subject truly nearer % | order right, masks % | boxes % | pairs with an order | right among them % |')
+    for k, v in {**r['by_relation'], **r['by_true_difference']}.items():
+        print(f"| {k} | {v['pairs']} | {pct(v['median_abs_relative_difference'])} | {pct(v['subject_truly_nearer'])} | {pct(v['order_right_mask'])} | {pct(v['order_right_box'])} | {v['ordered_pairs']} | {pct(v['order_right_mask_ordered'])} |")
+    print('bias, median log(pred / true):', json.dumps({k: round(v, 3) for k, v in r['bias_median_log_pred_over_true'].items()}))
+
+
+if __name__ == '__main__':
+    main()
