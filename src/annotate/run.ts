@@ -90,7 +90,8 @@ export interface AnnotateOptions {
    * through the models in chunks of `lowMemoryChunk` (default 16), model by model, each model loaded
    * for its turn and released after it. Same outputs; peak memory is the largest single model's
    * instead of all models' together. An interrupt loses at most the current chunk's unfinished
-   * images. `false` keeps every model loaded and streams the images through them (`batch`, `prefetch`).
+   * images. `false` keeps every model loaded and streams the images through them (`batch`, `prefetch`),
+   * as does a run with a detector alone (one model either way; each image is recorded as it is done).
    */
   lowMemory?: boolean;
   lowMemoryChunk?: number;
@@ -495,7 +496,9 @@ async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary>
   };
   let interrupted = false;
   try {
-    const executor = o.executor ?? (o.lowMemory === false ? annotateLocally : annotateOneModelAtATime);
+    // A detector alone is one model either way: stream it, so each image is recorded as it is done.
+    const oneAtATime = o.lowMemory !== false && Boolean(o.segmenter || o.depth);
+    const executor = o.executor ?? (oneAtATime ? annotateOneModelAtATime : annotateLocally);
     if (todo.length > 0) interrupted = (await executor(todo, o, sink)).interrupted;
   } finally {
     o.progress?.stop();
