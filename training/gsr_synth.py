@@ -93,6 +93,7 @@ def load_split(split: str, depth: str | None = None) -> dict:
     elif depth == 'target':
         out['target'] = cached('target', lambda s: log_disparity_target(read_depth(split, s['id'])))
         out['object_share'] = cached('object-share', lambda s: object_share(read_labels(split, s['id'])))
+        out['cell_labels'] = cached('cell-labels', lambda s: cell_labels(read_labels(split, s['id'])))
     return out
 
 
@@ -102,6 +103,19 @@ def object_share(labels: np.ndarray) -> np.ndarray:
     h, w = labels.shape
     k = h // (IN_H // DEPTH_STRIDE)
     return (labels > 0).reshape(h // k, k, w // k, k).mean(axis=(1, 3)).astype(np.float16)
+
+
+def cell_labels(labels: np.ndarray) -> np.ndarray:
+    """Each depth-output cell's entity (0 = background) where all its pixels share one, else
+    MIXED_CELL, at the resolution of log_disparity_target."""
+    h, w = labels.shape
+    k = h // (IN_H // DEPTH_STRIDE)
+    cells = labels.reshape(h // k, k, w // k, k).transpose(0, 2, 1, 3).reshape(h // k, w // k, k * k)
+    same = (cells == cells[..., :1]).all(axis=2)
+    return np.where(same, cells[..., 0], MIXED_CELL).astype(np.uint8)
+
+
+MIXED_CELL = 255
 
 
 def log_disparity_target(depth: np.ndarray) -> np.ndarray:
@@ -134,9 +148,17 @@ class Encoder(nn.Module):
     features get the whole picture's mean added through a 1x1 conv (global context, for the depth
     model's furniture, which it put ~20% too far: docs/perception.md, "Which pairs have a depth order")."""
 
-    def __init__(self, widths=(24, 48, 64, 96)):
+    def __init__(self, widths=(24, 48, 64, 96), coords: bool = False):
         super().__init__()
         w = widths
+        # With coords, the stride-4 features get a learned function of each cell's position (its row
+        # and column in [-1, 1], a constant of the exported graph): the camera looks down at a floor,
+        # so where a pixel sits in the picture says much about its depth.
+        self.coords = nn.Conv2d(2, w[0], 1, bias=False) if coords else None
+        if coords:
+            ys = torch.linspace(-1, 1, IN_H // 4)[:, None].expand(IN_H // 4, IN_W // 4)
+            xs = torch.linspace(-1, 1, IN_W // 4)[None, :].expand(IN_H // 4, IN_W // 4)
+            self.register_buffer('grid', torch.stack([ys, xs])[None].contiguous(), persistent=False)
         self.s4 = nn.Sequential(nn.Conv2d(3, w[0], 4, 4, bias=False), nn.BatchNorm2d(w[0]), nn.ReLU(inplace=True), conv_bn(w[0], w[0]))
         self.s8 = nn.Sequential(conv_bn(w[0], w[1], 2), conv_bn(w[1], w[1]))
         self.s16 = nn.Sequential(conv_bn(w[1], w[2], 2), conv_bn(w[2], w[2]), conv_bn(w[2], w[2]))
@@ -146,6 +168,8 @@ class Encoder(nn.Module):
 
     def forward(self, x):
         f4 = self.s4(x)
+        if self.coords is not None:
+            f4 = f4 + self.coords(self.grid)
         f8 = self.s8(f4)
         f16 = self.s16(f8)
         f32 = self.s32(f16)
@@ -206,9 +230,9 @@ class DepthNet(nn.Module):
     inverse depth exp(x) > 0 [1, H/2, W/2] (larger = nearer), trained scale-invariant, so only
     ratios are meaningful."""
 
-    def __init__(self):
+    def __init__(self, coords: bool = False):
         super().__init__()
-        self.enc = Encoder()
+        self.enc = Encoder(coords=coords)
         self.dec = Decoder(self.enc.widths)
         self.up2 = nn.Sequential(nn.Upsample(scale_factor=2, mode='bilinear', align_corners=False), conv_bn(32, 16))
         self.out = nn.Conv2d(16, 1, 3, 1, 1)
@@ -339,13 +363,15 @@ def write_json(path: Path, value) -> None:
 
 # ---------------------------------------------------------------- the training run both scripts share
 
-def parse_args(model_id: str, fixture: str, batch: int, steps: int) -> argparse.Namespace:
+def parse_args(model_id: str, fixture: str, batch: int, steps: int, extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser()
+    if extra:
+        extra(ap)
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--steps', type=int, default=steps)
     ap.add_argument('--batch', type=int, default=batch)
     ap.add_argument('--lr', type=float, default=2e-3)
-    ap.add_argument('--threads', type=int, default=2)
+    ap.add_argument('--threads', type=int, default=1, help='torch threads (a training is deterministic for a seed and a thread count; the shipped models used 1)')
     ap.add_argument('--checkpoint', help='where the trained weights are saved; when the file exists, training is skipped and the run evaluates and exports it')
     ap.add_argument('--out', default=str(REPO / 'models' / model_id))
     ap.add_argument('--fixture', default=str(REPO / 'test' / 'fixtures' / 'perception' / 'gsr-synth' / fixture))

@@ -3,7 +3,7 @@ nearer), on the exact depth of scenes rendered by training/make-data.ts; evaluat
 held-out scenes; exports ONNX, checks the export against PyTorch, writes the parity fixture, the
 training record and the manifest's size and sha256 (training/README.md).
 
-  nice -n 19 /work/venv/bin/python training/train_depth.py [--seed 0] [--steps 1000] [--out models/gsr-synth-depth]
+  nice -n 19 /work/venv/bin/python training/train_depth.py [--seed 0] [--steps 3000] [--object-loss 3] [--out models/gsr-synth-depth]
 """
 from __future__ import annotations
 
@@ -31,6 +31,11 @@ SILOG_LAMBDA = 0.85
 # Object pixels weigh 1 + OBJECT_WEIGHT in the scale-invariant loss: they are a few percent of a
 # picture, and unweighted the model put furniture about 20% too far (docs/perception.md).
 OBJECT_WEIGHT = 4.0
+# Regions of the object loss: the background and up to this many entities (the renderer draws at
+# most 2 named objects and a few clutter ones).
+MAX_ENTITIES = 8
+# Weight of object_loss beside the pixel losses (docs/perception.md, "Which pairs have a depth order").
+OBJECT_LOSS = 3.0
 
 
 def batch(data: dict, idx: np.ndarray, rng: np.random.Generator):
@@ -43,7 +48,9 @@ def batch(data: dict, idx: np.ndarray, rng: np.random.Generator):
     t[flips] = t[flips][..., ::-1]
     w = 1 + OBJECT_WEIGHT * data['object_share'][idx].astype(np.float32)
     w[flips] = w[flips][..., ::-1]
-    return tuple(torch.from_numpy(np.ascontiguousarray(v, dtype=np.float32)) for v in (x, t, w))
+    cells = data['cell_labels'][idx]
+    cells[flips] = cells[flips][..., ::-1]
+    return (*(torch.from_numpy(np.ascontiguousarray(v, dtype=np.float32)) for v in (x, t, w)), torch.from_numpy(np.ascontiguousarray(cells, dtype=np.int64)))
 
 
 def silog(pred_log: torch.Tensor, gt_log: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
@@ -53,6 +60,22 @@ def silog(pred_log: torch.Tensor, gt_log: torch.Tensor, weight: torch.Tensor) ->
     w = weight.flatten(1)
     w = w / w.sum(1, keepdim=True)
     return ((w * d ** 2).sum(1) - SILOG_LAMBDA * (w * d).sum(1) ** 2).clamp(min=0).sqrt().mean()
+
+
+def object_loss(pred_log: torch.Tensor, gt_log: torch.Tensor, cells: torch.Tensor) -> torch.Tensor:
+    """Per image, the mean log residual of each region (the background and each entity, over the
+    cells wholly inside it): the square root of their variance, averaged over images. It is zero when
+    every object is off by the same factor as the background, so it is scale-invariant, and it
+    weighs a small object's bias as much as a table's (what subject-object order depends on)."""
+    d = pred_log - gt_log
+    regions = torch.arange(MAX_ENTITIES + 1, dtype=cells.dtype)[None, :, None, None]
+    onehot = (cells[:, None] == regions).to(d.dtype)
+    count = onehot.sum((2, 3))
+    mean = (onehot * d[:, None]).sum((2, 3)) / count.clamp(min=1)
+    present = (count > 0).to(d.dtype)
+    centre = (mean * present).sum(1, keepdim=True) / present.sum(1, keepdim=True)
+    var = (((mean - centre) ** 2) * present).sum(1) / present.sum(1)
+    return (var + 1e-8).sqrt().mean()
 
 
 def gradient_loss(pred_log: torch.Tensor, gt_log: torch.Tensor) -> torch.Tensor:
@@ -151,7 +174,10 @@ def parity(model: torch.nn.Module, onnx_path: Path) -> tuple[dict, float]:
 
 
 def main() -> None:
-    a = g.parse_args(MODEL_ID, 'depth-parity.json', batch=8, steps=1000)
+    def extra(ap):
+        ap.add_argument('--object-loss', type=float, default=OBJECT_LOSS, help='weight of object_loss (0: off)')
+        ap.add_argument('--coords', action='store_true', help='give the encoder each cell\'s position (Encoder, training/gsr_synth.py)')
+    a = g.parse_args(MODEL_ID, 'depth-parity.json', batch=8, steps=3000, extra=extra)
     clock = g.Clock()
     torch.set_num_threads(a.threads)
     rng = g.set_seed(a.seed)
@@ -159,20 +185,23 @@ def main() -> None:
     heldout = g.load_split('heldout', depth='full')
 
     def losses(model: torch.nn.Module, idx: np.ndarray):
-        x, t, w = batch(train, idx, rng)
+        x, t, w, cells = batch(train, idx, rng)
         pred = torch.log(model(x.contiguous(memory_format=torch.channels_last)))
         ls = silog(pred, t, w)
         lg = gradient_loss(pred, t)
-        return ls + 0.5 * lg, {'silog': ls, 'gradient': lg}
+        if not a.object_loss:
+            return ls + 0.5 * lg, {'silog': ls, 'gradient': lg}
+        lo = object_loss(pred, t, cells)
+        return ls + 0.5 * lg + a.object_loss * lo, {'silog': ls, 'gradient': lg, 'object': lo}
 
-    model, log = g.train(g.DepthNet(), a, clock, len(train['scenes']), rng, losses)
+    model, log = g.train(g.DepthNet(coords=a.coords), a, clock, len(train['scenes']), rng, losses)
     out = Path(a.out)
     onnx_path = out / 'model.onnx'
     g.export_onnx(model, onnx_path, ['predicted_depth'])
     metrics = evaluate(model, heldout, 'heldout')
     fixture, worst = parity(model, onnx_path)
     g.write_json(Path(a.fixture), fixture)
-    loss = f'scale-invariant log loss (lambda {SILOG_LAMBDA}) on log inverse depth at stride 2, object pixels weighing 1 + {OBJECT_WEIGHT}, + 0.5 x gradient loss of the log residual at two scales'
+    loss = f'scale-invariant log loss (lambda {SILOG_LAMBDA}) on log inverse depth at stride 2, object pixels weighing 1 + {OBJECT_WEIGHT}, + 0.5 x gradient loss of the log residual at two scales' + (f', + {a.object_loss} x object loss (per-region mean log residual, root of its variance)' if a.object_loss else '') + ('; encoder with cell positions' if a.coords else '')
     record = g.training_record(MODEL_ID, 'training/train_depth.py', a, model, onnx_path, log, metrics, clock, loss, ('max_abs_diff_vs_torch_over_range', worst))
     g.write_json(out / 'training.json', record)
     if not a.no_manifest:

@@ -225,7 +225,7 @@ def parity(model: torch.nn.Module, onnx_path: Path) -> tuple[dict, dict]:
 # ---------------------------------------------------------------- main
 
 def main() -> None:
-    a = g.parse_args(MODEL_ID, 'det-parity.json', batch=16, steps=1400)
+    a = g.parse_args(MODEL_ID, 'det-parity.json', batch=16, steps=3000)
     clock = g.Clock()
     torch.set_num_threads(a.threads)
     rng = g.set_seed(a.seed)
