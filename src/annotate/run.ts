@@ -271,11 +271,6 @@ function itemFailure(target: AnnotateTarget, err: unknown): JournalEntry {
   return failedEntry(target, err);
 }
 
-/** The output options of a run, as every executor applies them. */
-export function imageOutputOptions(o: Pick<AnnotateOptions, 'outDir' | 'overlays' | 'maxRunnersUp'>): ImageOutputOptions {
-  return { outDir: o.outDir, overlays: o.overlays ?? false, maxRunnersUp: o.maxRunnersUp ?? 5 };
-}
-
 /** One image start to finish: decoded, annotated, its files written; an item fault becomes its `failed` record. */
 export async function annotateTarget(target: AnnotateTarget, image: Promise<RgbImage>, models: PerceptionModels, options: ImageOutputOptions): Promise<JournalEntry> {
   return (await startTarget(target, image, models, options)).written;
@@ -298,6 +293,11 @@ async function startTarget(target: AnnotateTarget, image: Promise<RgbImage>, mod
   const written = assembleImage(decoded, target, outputs, options).catch((err: unknown) => itemFailure(target, err));
   written.catch(() => undefined); // a machine fault is thrown where the record is taken
   return { written };
+}
+
+/** The output options of a run, as every executor applies them. */
+export function imageOutputOptions(o: Pick<AnnotateOptions, 'outDir' | 'overlays' | 'maxRunnersUp'>): ImageOutputOptions {
+  return { outDir: o.outDir, overlays: o.overlays ?? false, maxRunnersUp: o.maxRunnersUp ?? 5 };
 }
 
 /** The local executor: models loaded once, images decoded `batch` ahead and annotated one at a time. */
