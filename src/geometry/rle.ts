@@ -137,12 +137,21 @@ export function stringToRuns(counts: string): number[] {
 }
 
 /**
- * The run lengths of a compressed string, in a typed array (exact to 2^53, each value takes at
- * least one char) so that decodeMask (mask-iou.ts) reads them without building an array of numbers.
+ * parseCounts' buffer, reused: one per string would be garbage outside the JS heap for every decode.
+ * Strings longer than it is at most get a buffer of their own, so it never holds more than 512 KiB.
+ */
+let scratch = new Float64Array(1024);
+const SCRATCH_MAX = 65536;
+
+/**
+ * The run lengths of a compressed string (exact to 2^53) in a buffer shared by every call, so valid
+ * until the next call: callers read it at once or copy it.
  */
 function parseCounts(counts: string): Float64Array {
   const n = counts.length;
-  const runs = new Float64Array(n);
+  // Each value takes at least one char.
+  if (scratch.length < n && n <= SCRATCH_MAX) scratch = new Float64Array(Math.min(SCRATCH_MAX, Math.max(n, 2 * scratch.length)));
+  const runs = scratch.length >= n ? scratch : new Float64Array(n);
   let m = 0;
   let p = 0;
   while (p < n) {
@@ -193,8 +202,8 @@ function checkRuns(runs: ArrayLike<number>, size: [number, number], what: string
 }
 
 /**
- * Run lengths of a compressed or uncompressed RLE, validated against its size; a string's runs come
- * as a typed array, an array's are not copied.
+ * Run lengths of a compressed or uncompressed RLE, validated against its size, not copied: a string's
+ * are in parseCounts' shared buffer (valid until the next string is parsed), an array's are the array.
  */
 export function runLengths(rle: Rle | RleRuns): ArrayLike<number> {
   if (!rle || !Array.isArray(rle.size) || rle.size.length !== 2) throw new GsrError('RLE needs size [h, w]');
