@@ -88,6 +88,12 @@ function packBits(masks: Uint8Array[]): Buffer {
 }
 
 type Timing = { wall_s: number; cpu_s: number };
+type Pycocotools = {
+  python: string;
+  round: () => Promise<{ encode: Timing; iou: Timing }>;
+  finish: () => Promise<{ pycocotools: string; numpy: string; encode_matches: boolean; iou_matrix_base64: string }>;
+  dispose: () => void;
+};
 
 /**
  * pycocotools' encode and iou on the same masks, run by bench/pycocotools_mask.py with
@@ -95,7 +101,7 @@ type Timing = { wall_s: number; cpu_s: number };
  * called, so the bench interleaves its own rounds with these. Without pycocotools it says so and
  * the comparison is skipped.
  */
-function startPycocotools(masks: Uint8Array[], size: number, rles: Rle[]) {
+function startPycocotools(masks: Uint8Array[], size: number, rles: Rle[]): Pycocotools | { skipped: string } {
   const python = process.env.GSR_BENCH_PYTHON ?? 'python3';
   const probe = spawnSync(python, ['-c', 'import numpy, pycocotools.mask'], { encoding: 'utf8' });
   if (probe.status !== 0) {
@@ -123,11 +129,11 @@ function startPycocotools(masks: Uint8Array[], size: number, rles: Rle[]) {
     python,
     round: () => {
       child.stdin.write('round\n');
-      return next<{ encode: Timing; iou: Timing }>();
+      return next();
     },
     finish: () => {
       child.stdin.end('end\n');
-      return next<{ pycocotools: string; numpy: string; encode_matches: boolean; iou_matrix_base64: string }>();
+      return next();
     },
     /** Stops the process if it still runs (the bench failed) and removes the input files. */
     dispose: () => {
