@@ -133,7 +133,14 @@ function grow(codes: Uint8Array): Uint8Array<ArrayBuffer> {
 
 /** Decodes a pycocotools compressed string into run lengths; malformed strings throw GsrError. */
 export function stringToRuns(counts: string): number[] {
-  return Array.from(parseCounts(counts));
+  return toArray(parseCounts(counts));
+}
+
+/** A copy as a plain array (a loop: Array.from on a typed array was about 3x slower here). */
+function toArray(runs: ArrayLike<number>): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < runs.length; i++) out.push(runs[i]);
+  return out;
 }
 
 /**
@@ -216,7 +223,7 @@ export function runLengths(rle: Rle | RleRuns): ArrayLike<number> {
 
 /** Run lengths of a compressed or uncompressed RLE, validated against its size. */
 export function rleRuns(rle: Rle | RleRuns): number[] {
-  return Array.from(runLengths(rle));
+  return toArray(runLengths(rle));
 }
 
 /** Encodes a row-major 0/1 mask as a pycocotools compressed RLE. */
@@ -232,10 +239,16 @@ export function rleDecode(rle: Rle | RleRuns): Uint8Array {
   let pos = 0; // column-major position
   for (let j = 0; j < runs.length; j++) {
     const end = pos + runs[j];
-    if (j % 2 === 1) {
+    if (j % 2 === 1 && end > pos) {
+      // One division per run; then step down the column (no remainder per pixel).
+      let y = pos % h;
+      let at = y * w + (pos - y) / h;
       for (let k = pos; k < end; k++) {
-        const y = k % h;
-        mask[y * w + (k - y) / h] = 1;
+        mask[at] = 1;
+        if (++y === h) {
+          y = 0;
+          at -= (h - 1) * w - 1;
+        } else at += w;
       }
     }
     pos = end;
