@@ -184,8 +184,9 @@ export function rleIouMatrix(
   if (g.length > 0) for (const m of d) checkSameSize(m, g[0]);
   const crowd = g.map((_, j) => iscrowd !== undefined && Boolean(iscrowd[j]));
   const out: Float64Array[] = [];
-  for (const a of d) {
+  for (let i = 0; i < d.length; i++) {
     const row = new Float64Array(g.length);
+    const a = d[i];
     for (let j = 0; j < g.length; j++) row[j] = pairIou(a, g[j], crowd[j]);
     out.push(row);
   }

@@ -145,7 +145,7 @@ function toArray(runs: ArrayLike<number>): number[] {
 
 /**
  * parseCounts' buffer, reused: one per string would be garbage outside the JS heap for every decode.
- * Strings longer than it is at most get a buffer of their own, so it never holds more than 512 KiB.
+ * A string of more than SCRATCH_MAX chars gets a buffer of its own, so this one stays under 512 KiB.
  */
 let scratch = new Float64Array(1024);
 const SCRATCH_MAX = 65536;
