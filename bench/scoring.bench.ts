@@ -2,10 +2,11 @@
  * Scoring-core throughput: COCO RLE encode / IoU on 1024x1024 masks beside pycocotools, and full-benchmark scoring
  * (4,958 What'sUp items x 27 models, CircularEval prompts and G-Score objects) on synthetic answers.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -86,11 +87,21 @@ function packBits(masks: Uint8Array[]): Buffer {
   return out;
 }
 
+type Timing = { wall_s: number; cpu_s: number };
+type Pycocotools = {
+  python: string;
+  round: () => Promise<{ encode: Timing; iou: Timing }>;
+  finish: () => Promise<{ pycocotools: string; numpy: string; encode_matches: boolean; iou_matrix_base64: string }>;
+  dispose: () => void;
+};
+
 /**
  * pycocotools' encode and iou on the same masks, run by bench/pycocotools_mask.py with
- * GSR_BENCH_PYTHON (default python3). Without pycocotools it says so and the comparison is skipped.
+ * GSR_BENCH_PYTHON (default python3): one process that times one round each time `round` is
+ * called, so the bench interleaves its own rounds with these. Without pycocotools it says so and
+ * the comparison is skipped.
  */
-function pycocotools(masks: Uint8Array[], size: number, rles: Rle[], runs: number, ours: Float64Array[]) {
+function startPycocotools(masks: Uint8Array[], size: number, rles: Rle[]): Pycocotools | { skipped: string } {
   const python = process.env.GSR_BENCH_PYTHON ?? 'python3';
   const probe = spawnSync(python, ['-c', 'import numpy, pycocotools.mask'], { encoding: 'utf8' });
   if (probe.status !== 0) {
@@ -99,100 +110,128 @@ function pycocotools(masks: Uint8Array[], size: number, rles: Rle[], runs: numbe
     return { skipped };
   }
   const dir = mkdtempSync(join(os.tmpdir(), 'gsr-bench-coco-'));
-  try {
-    const bits = join(dir, 'masks.bin');
-    writeFileSync(bits, packBits(masks));
-    const spec = join(dir, 'spec.json');
-    writeFileSync(spec, JSON.stringify({ masks: masks.length, height: size, width: size, bits, counts: rles.map((r) => r.counts), runs }));
-    const script = fileURLToPath(new URL('./pycocotools_mask.py', import.meta.url));
-    const res = spawnSync(python, [script, spec], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
-    if (res.status !== 0) throw new Error(`${script} failed: ${res.stderr}`);
-    const py = JSON.parse(res.stdout) as {
-      pycocotools: string;
-      numpy: string;
-      encode_runs: Array<{ wall_s: number; cpu_s: number }>;
-      iou_runs: Array<{ wall_s: number; cpu_s: number }>;
-      encode_matches: boolean;
-      iou_matrix_base64: string;
-    };
-    const theirs = new Float64Array(new Uint8Array(Buffer.from(py.iou_matrix_base64, 'base64')).buffer);
-    let maxDiff = 0;
-    for (let d = 0; d < ours.length; d++) for (let g = 0; g < ours.length; g++) maxDiff = Math.max(maxDiff, Math.abs(ours[d][g] - theirs[d * ours.length + g]));
-    return {
-      python,
-      version: py.pycocotools,
-      numpy: py.numpy,
-      encode_masks: rates(masks.length, py.encode_runs),
-      iou_pairs: rates(rles.length ** 2, py.iou_runs),
-      encode_strings_identical: py.encode_matches,
-      iou_max_abs_difference: maxDiff,
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const bits = join(dir, 'masks.bin');
+  writeFileSync(bits, packBits(masks));
+  const spec = join(dir, 'spec.json');
+  writeFileSync(spec, JSON.stringify({ masks: masks.length, height: size, width: size, bits, counts: rles.map((r) => r.counts) }));
+  const script = fileURLToPath(new URL('./pycocotools_mask.py', import.meta.url));
+  const child = spawn(python, [script, spec], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async <T>(): Promise<T> => {
+    const line = await lines.next();
+    if (line.done) throw new Error(`${script} failed (exit ${await exited}): ${stderr}`);
+    return JSON.parse(line.value) as T;
+  };
+  return {
+    python,
+    round: () => {
+      child.stdin.write('round\n');
+      return next();
+    },
+    finish: () => {
+      child.stdin.end('end\n');
+      return next();
+    },
+    /** Stops the process if it still runs (the bench failed) and removes the input files. */
+    dispose: () => {
+      if (child.exitCode === null) child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
  * COCO RLE on 100 blob masks of 1024x1024: encode, decode, IoU one pair at a time (rleIou) and as a
  * matrix that decodes each mask once (rleIouMatrix), from strings and from decoded masks; then the
- * same work by pycocotools in the same run.
+ * same work by pycocotools, one round of each side after the other in the same run.
  */
-function rleFigures() {
+async function rleFigures() {
   const rnd = seeded(1);
   const size = 1024;
   const runs = 5;
   const masks = Array.from({ length: 100 }, () => blobMask(rnd, size));
   const pairs = masks.length ** 2;
   rleEncode(masks[0], size, size); // warm-up
-  type Run = { wall_s: number; cpu_s: number };
-  const [encode, decode, pairwise, matrix, matrixDecoded]: Run[][] = [[], [], [], [], []];
-  let rles: Rle[] = [];
-  let ours: Float64Array[] = [];
-  for (let r = 0; r < runs; r++) {
-    const [encoded, ew, ec] = timeIt(() => masks.map((m) => rleEncode(m, size, size)));
-    rles = encoded;
-    encode.push({ wall_s: ew, cpu_s: ec });
-    const [, dw, dc] = timeIt(() => rles.map((x) => rleDecode(x)));
-    decode.push({ wall_s: dw, cpu_s: dc });
-    const [, pw, pc] = timeIt(() => {
-      let s = 0;
-      for (let i = 0; i < rles.length; i++) for (let j = 0; j < rles.length; j++) s += rleIou(rles[i], rles[j]);
-      return s;
+  const [encode, decode, pairwise, matrix, matrixDecoded, pyEncode, pyIou]: Timing[][] = [[], [], [], [], [], [], []];
+  const rles = masks.map((m) => rleEncode(m, size, size));
+  const coco = startPycocotools(masks, size, rles);
+  // Each step's garbage (rleIou decodes both masks of every pair) is collected before the next is timed.
+  const timed = <T>(fn: () => T) => {
+    collectGarbage();
+    return timeIt(fn);
+  };
+  try {
+    let ours: Float64Array[] = [];
+    for (let r = 0; r < runs; r++) {
+      const [, ew, ec] = timed(() => masks.map((m) => rleEncode(m, size, size)));
+      encode.push({ wall_s: ew, cpu_s: ec });
+      const [, dw, dc] = timed(() => rles.map((x) => rleDecode(x)));
+      decode.push({ wall_s: dw, cpu_s: dc });
+      const [, pw, pc] = timed(() => {
+        let s = 0;
+        for (let i = 0; i < rles.length; i++) for (let j = 0; j < rles.length; j++) s += rleIou(rles[i], rles[j]);
+        return s;
+      });
+      pairwise.push({ wall_s: pw, cpu_s: pc });
+      const [iou, mw0, mc0] = timed(() => rleIouMatrix(rles, rles));
+      ours = iou;
+      matrix.push({ wall_s: mw0, cpu_s: mc0 });
+      const decoded = rles.map(decodeMask);
+      const [, mw, mc] = timed(() => rleIouMatrix(decoded, decoded));
+      matrixDecoded.push({ wall_s: mw, cpu_s: mc });
+      if ('round' in coco) {
+        const py = await coco.round();
+        pyEncode.push(py.encode);
+        pyIou.push(py.iou);
+      }
+    }
+    const figures = {
+      mask_size: `${size}x${size}`,
+      masks: masks.length,
+      pairs,
+      mean_counts_chars: Math.round(rles.reduce((a, r) => a + r.counts.length, 0) / rles.length),
+      encode_masks: rates(masks.length, encode),
+      decode_masks: rates(masks.length, decode),
+      iou_pairs_one_at_a_time: rates(pairs, pairwise),
+      iou_matrix_pairs_from_strings: rates(pairs, matrix),
+      iou_matrix_pairs_from_decoded: rates(pairs, matrixDecoded),
+    };
+    if (!('round' in coco)) return { ...figures, pycocotools: coco };
+    const py = await coco.finish();
+    const theirs = new Float64Array(new Uint8Array(Buffer.from(py.iou_matrix_base64, 'base64')).buffer);
+    let maxDiff = 0;
+    for (let d = 0; d < ours.length; d++) for (let g = 0; g < ours.length; g++) maxDiff = Math.max(maxDiff, Math.abs(ours[d][g] - theirs[d * ours.length + g]));
+    const pycocotools = {
+      python: coco.python,
+      version: py.pycocotools,
+      numpy: py.numpy,
+      encode_masks: rates(masks.length, pyEncode),
+      iou_pairs: rates(pairs, pyIou),
+      encode_strings_identical: py.encode_matches,
+      iou_max_abs_difference: maxDiff,
+    };
+    const ratio = (a: { per_s_wall: number; per_s_cpu: number }, b: { per_s_wall: number; per_s_cpu: number }) => ({
+      wall: +(a.per_s_wall / b.per_s_wall).toFixed(2),
+      cpu: +(a.per_s_cpu / b.per_s_cpu).toFixed(2),
     });
-    pairwise.push({ wall_s: pw, cpu_s: pc });
-    const [iou, mw0, mc0] = timeIt(() => rleIouMatrix(rles, rles));
-    ours = iou;
-    matrix.push({ wall_s: mw0, cpu_s: mc0 });
-    const decoded = rles.map(decodeMask);
-    const [, mw, mc] = timeIt(() => rleIouMatrix(decoded, decoded));
-    matrixDecoded.push({ wall_s: mw, cpu_s: mc });
+    return {
+      ...figures,
+      pycocotools,
+      vs_pycocotools: {
+        iou_matrix_from_strings: ratio(figures.iou_matrix_pairs_from_strings, pycocotools.iou_pairs),
+        iou_one_at_a_time: ratio(figures.iou_pairs_one_at_a_time, pycocotools.iou_pairs),
+        encode: ratio(figures.encode_masks, pycocotools.encode_masks),
+        // Round r of each side ran one after the other: their CPU-time ratio, round by round.
+        iou_matrix_from_strings_by_round_cpu: matrix.map((m, r) => +(pyIou[r].cpu_s / m.cpu_s).toFixed(2)),
+        encode_by_round_cpu: encode.map((e, r) => +(pyEncode[r].cpu_s / e.cpu_s).toFixed(2)),
+      },
+    };
+  } finally {
+    if ('dispose' in coco) coco.dispose();
   }
-  const coco = pycocotools(masks, size, rles, runs, ours);
-  const ratio = (a: { per_s_wall: number; per_s_cpu: number }, b: { per_s_wall: number; per_s_cpu: number }) => ({
-    wall: +(a.per_s_wall / b.per_s_wall).toFixed(2),
-    cpu: +(a.per_s_cpu / b.per_s_cpu).toFixed(2),
-  });
-  const figures = {
-    mask_size: `${size}x${size}`,
-    masks: masks.length,
-    pairs,
-    mean_counts_chars: Math.round(rles.reduce((a, r) => a + r.counts.length, 0) / rles.length),
-    encode_masks: rates(masks.length, encode),
-    decode_masks: rates(masks.length, decode),
-    iou_pairs_one_at_a_time: rates(pairs, pairwise),
-    iou_matrix_pairs_from_strings: rates(pairs, matrix),
-    iou_matrix_pairs_from_decoded: rates(pairs, matrixDecoded),
-  };
-  if ('skipped' in coco) return { ...figures, pycocotools: coco };
-  return {
-    ...figures,
-    pycocotools: coco,
-    vs_pycocotools: {
-      iou_matrix_from_strings: ratio(figures.iou_matrix_pairs_from_strings, coco.iou_pairs),
-      iou_one_at_a_time: ratio(figures.iou_pairs_one_at_a_time, coco.iou_pairs),
-      encode: ratio(figures.encode_masks, coco.encode_masks),
-    },
-  };
 }
 
 const OPTIONS = ['A mug on a table', 'A mug under a table', 'A mug to the left of a table', 'A mug to the right of a table'];
@@ -253,7 +292,7 @@ function groundingData(): { coco: CocoFile; objects: Array<{ item: string; role:
 }
 
 export default async function bench() {
-  const rle = rleFigures();
+  const rle = await rleFigures();
   const prompts = benchmarkPrompts();
   const { coco, objects } = groundingData();
   const rnd = seeded(2);

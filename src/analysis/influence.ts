@@ -1,4 +1,4 @@
-import { multiply, pinv, transpose } from 'mathjs';
+import { multiply, pinv, transpose } from './mathjs.js';
 import { regress, type RegressionReport, type RegressionTable } from './regression.js';
 import type { RoundingSensitivity } from './rounding.js';
 import { formatP } from '../util/stats.js';

@@ -1,4 +1,4 @@
-import { matrix, multiply, pinv, transpose, qr, type Matrix } from 'mathjs';
+import { matrix, multiply, pinv, transpose, qr, type Matrix } from './mathjs.js';
 import tcdf from '@stdlib/stats-base-dists-t-cdf';
 import tquantile from '@stdlib/stats-base-dists-t-quantile';
 import fcdf from '@stdlib/stats-base-dists-f-cdf';

@@ -1,6 +1,6 @@
 import normalCdf from '@stdlib/stats-base-dists-normal-cdf';
 import tquantile from '@stdlib/stats-base-dists-t-quantile';
-import { lgamma } from 'mathjs';
+import { lgamma } from './mathjs.js';
 import { seededRandom } from '../util/random.js';
 import { simpleSlope } from './regression.js';
 

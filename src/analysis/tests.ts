@@ -1,6 +1,6 @@
 import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 import normalCdf from '@stdlib/stats-base-dists-normal-cdf';
-import { lgamma } from 'mathjs';
+import { lgamma } from './mathjs.js';
 
 /** Result of a paired comparison on the same items (e.g. with and without a depth hint). */
 export interface McNemarResult {

@@ -118,10 +118,15 @@ export async function annotateImage(
   models: PerceptionModels,
   options: ImageOutputOptions,
 ): Promise<JournalDone> {
+  return assembleImage(image, target, await runModels(image, target, models), options);
+}
+
+/** The models' outputs for `image`: each role's detection, the depth map, the found objects' masks. */
+export async function runModels(image: RgbImage, target: AnnotateTarget, models: PerceptionModels): Promise<{ picks: DetectionPick[]; depth?: DepthMap; masks?: ObjectMask[] }> {
   const picks = await chooseDetections(image, target, models.detector);
   const depth = models.depth ? await estimateDepth(image, models.depth) : undefined;
   const masks = models.segmenter ? await segmentPicks(image, picks, models.segmenter) : undefined;
-  return assembleImage(image, target, { picks, depth, masks }, options);
+  return { picks, depth, masks };
 }
 
 /**

@@ -13,7 +13,7 @@ import { rleDecode } from '../geometry/rle.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { loadImage } from '../perception/image.js';
 import type { DepthMap } from '../perception/types.js';
-import { renderOverlayPng, type OverlayObject } from './overlay.js';
+import { renderOverlayRaw, type OverlayObject } from './overlay.js';
 
 /** One annotation file and the folder its relative paths (images, depth PNGs) start from. */
 export interface LabelSet {
@@ -54,19 +54,19 @@ function objectsOf(coco: CocoFile, image: CocoImage): OverlayObject[] {
  */
 export async function writeComparisonOverlays(pred: LabelSet, truth: LabelSet, imagesRoot: string, out: string, limit: number, width = 640): Promise<ComparisonOverlay[]> {
   const predBy = new Map(pred.coco.images.map((i) => [i.item_id, i]));
-  const written: ComparisonOverlay[] = [];
-  for (const t of truth.coco.images) {
-    if (written.length >= limit) break;
-    const p = predBy.get(t.item_id);
-    if (!p) continue;
-    const picture = await loadImage(resolve(imagesRoot, t.file_name));
-    const entry = { item: t.item_id, model: `${safe(t.item_id)}.model.jpg`, truth: `${safe(t.item_id)}.truth.jpg` };
-    for (const [set, image, file] of [[pred, p, entry.model], [truth, t, entry.truth]] as const) {
-      const png = await renderOverlayPng(picture, objectsOf(set.coco, image), await depthOf(set, image));
-      const jpeg = await sharp(png).resize({ width }).jpeg({ quality: 80 }).toBuffer();
-      await writeFileAtomic(join(out, file), jpeg);
-    }
-    written.push(entry);
-  }
-  return written;
+  const pairs = truth.coco.images.flatMap((t) => (predBy.has(t.item_id) ? [{ t, p: predBy.get(t.item_id)! }] : [])).slice(0, limit);
+  // The images at once: their decoding and encoding run on libuv's threads, side by side.
+  return Promise.all(
+    pairs.map(async ({ t, p }) => {
+      const picture = await loadImage(resolve(imagesRoot, t.file_name));
+      const entry = { item: t.item_id, model: `${safe(t.item_id)}.model.jpg`, truth: `${safe(t.item_id)}.truth.jpg` };
+      for (const [set, image, file] of [[pred, p, entry.model], [truth, t, entry.truth]] as const) {
+        // Raw pixels into the resize: the same JPEG as through renderOverlayPng's PNG, without encoding one.
+        const { data, info } = await renderOverlayRaw(picture, objectsOf(set.coco, image), await depthOf(set, image));
+        const jpeg = await sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).resize({ width }).jpeg({ quality: 80 }).toBuffer();
+        await writeFileAtomic(join(out, file), jpeg);
+      }
+      return entry;
+    }),
+  );
 }

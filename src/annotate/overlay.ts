@@ -110,20 +110,27 @@ export function paintObjects(image: RgbImage, objects: OverlayObject[]): Uint8Ar
   return rgb;
 }
 
-/** The overlay PNG: annotated photo, plus the depth heat-map to its right when given. */
-export async function renderOverlayPng(image: RgbImage, objects: OverlayObject[], depth?: DepthMap): Promise<Buffer> {
+/** The overlay, not yet encoded: annotated photo, plus the depth heat-map to its right when given. */
+function overlayImage(image: RgbImage, objects: OverlayObject[], depth?: DepthMap): sharp.Sharp {
   const { width, height } = image;
   const p = paintObjects(image, objects);
   const painted = Buffer.from(p.buffer, p.byteOffset, p.byteLength);
   const raw = { width, height, channels: 3 as const };
-  if (!depth) return sharp(painted, { raw }).png().toBuffer();
+  if (!depth) return sharp(painted, { raw });
   const h = depthHeatMap(depth);
   const heat = Buffer.from(h.buffer, h.byteOffset, h.byteLength);
-  return sharp({ create: { width: width * 2, height, channels: 3, background: { r: 0, g: 0, b: 0 } } })
-    .composite([
-      { input: painted, raw, left: 0, top: 0 },
-      { input: heat, raw, left: width, top: 0 },
-    ])
-    .png()
-    .toBuffer();
+  return sharp({ create: { width: width * 2, height, channels: 3, background: { r: 0, g: 0, b: 0 } } }).composite([
+    { input: painted, raw, left: 0, top: 0 },
+    { input: heat, raw, left: width, top: 0 },
+  ]);
+}
+
+/** The overlay PNG: annotated photo, plus the depth heat-map to its right when given. */
+export async function renderOverlayPng(image: RgbImage, objects: OverlayObject[], depth?: DepthMap): Promise<Buffer> {
+  return overlayImage(image, objects, depth).png().toBuffer();
+}
+
+/** The pixels {@link renderOverlayPng} encodes, raw (for another encoding without a PNG between). */
+export async function renderOverlayRaw(image: RgbImage, objects: OverlayObject[], depth?: DepthMap): Promise<{ data: Buffer; info: sharp.OutputInfo }> {
+  return overlayImage(image, objects, depth).raw().toBuffer({ resolveWithObject: true });
 }

@@ -5,12 +5,13 @@
  * recorded as a failure and the run goes on; a resumed run skips what the journal holds.
  */
 import { join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { decodeRules, decodeSettings, loadImage } from '../perception/image.js';
 import { readConfined } from '../util/confined.js';
 import { lockOutputFolder } from '../util/lock.js';
 import { notice } from '../util/log.js';
-import { cudaProviderInstalled } from '../perception/runtime.js';
+import { cudaProviderInstalled, SMALL_MODEL_BYTES } from '../perception/runtime.js';
+import { getManifest, installedModelFile, precisionPath } from '../perception/manifest.js';
 import { depthEstimators, detectors, segmenters } from '../perception/registry.js';
 import type { DecodeOptions, Device, ModelLoadOptions, PluginProvenance, Precision, RgbImage, SessionTuning } from '../perception/types.js';
 import { timeStage, timeStageAsync } from '../util/stage-clock.js';
@@ -18,10 +19,10 @@ import { GsrError, MachineFault, errorMessage, isMachineFault, isMachineFaultOnR
 import type { Progress } from '../util/progress.js';
 import { VERSION } from '../util/version.js';
 import {
-  annotateImage,
   assembleImage,
   chooseDetections,
   estimateDepth,
+  runModels,
   segmentPicks,
   type DetectionPick,
   type ImageOutputOptions,
@@ -75,7 +76,7 @@ export interface AnnotateOptions {
   maxRunnersUp?: number;
   /** Rebuild annotations.json at most this often during a run (default 60 s). */
   rebuildEveryMs?: number;
-  /** Stops after the current image; the output is still rebuilt and valid. */
+  /** Stops after the images in hand (the current one, and the one before it while its files are written); the output is still rebuilt and valid. */
   signal?: AbortSignal;
   progress?: Progress;
   /**
@@ -86,12 +87,15 @@ export interface AnnotateOptions {
   /** Called once the journal is read: how many images there are, were finished before, and remain. */
   onPlan?: (plan: { total: number; skipped: number; todo: number }) => void;
   /**
-   * Keep one model in memory at a time (the default; docs/perception.md, "Memory"): the images go
-   * through the models in chunks of `lowMemoryChunk` (default 16), model by model, each model loaded
-   * for its turn and released after it. Same outputs; peak memory is the largest single model's
-   * instead of all models' together. An interrupt loses at most the current chunk's unfinished
-   * images. `false` keeps every model loaded and streams the images through them (`batch`, `prefetch`),
-   * as does a run with a detector alone (one model either way; each image is recorded as it is done).
+   * Keep one model in memory at a time (docs/perception.md, "Memory"): the images go through the
+   * models in chunks of `lowMemoryChunk` (default 16), model by model, each model loaded for its turn
+   * and released after it. Same outputs; peak memory is the largest single model's instead of all
+   * models' together. An interrupt loses at most the current chunk's unfinished images. `false` keeps
+   * every model loaded and streams the images through them (`batch`, `prefetch`), as does a run with
+   * a detector alone (one model either way; each image is recorded as it is done). Default: one at a
+   * time, unless every model's ONNX files are under SMALL_MODEL_BYTES (src/perception/runtime.ts) and
+   * no `lowMemoryChunk` is given: small models are loaded together, since reloading them for every
+   * chunk costs more than their memory does.
    */
   lowMemory?: boolean;
   lowMemoryChunk?: number;
@@ -269,11 +273,26 @@ function itemFailure(target: AnnotateTarget, err: unknown): JournalEntry {
 
 /** One image start to finish: decoded, annotated, its files written; an item fault becomes its `failed` record. */
 export async function annotateTarget(target: AnnotateTarget, image: Promise<RgbImage>, models: PerceptionModels, options: ImageOutputOptions): Promise<JournalEntry> {
+  return (await startTarget(target, image, models, options)).written;
+}
+
+/**
+ * {@link annotateTarget} in two steps: the image is decoded and run through the models before this
+ * settles; `written` then writes its files (depth PNG, overlay) and settles to its record. A machine
+ * fault rejects this call (in the models) or `written` (in the writing).
+ */
+async function startTarget(target: AnnotateTarget, image: Promise<RgbImage>, models: PerceptionModels, options: ImageOutputOptions): Promise<{ written: Promise<JournalEntry> }> {
+  let decoded: RgbImage;
+  let outputs: Awaited<ReturnType<typeof runModels>>;
   try {
-    return await annotateImage(await image, target, models, options);
+    decoded = await image;
+    outputs = await runModels(decoded, target, models);
   } catch (err) {
-    return itemFailure(target, err);
+    return { written: Promise.resolve(itemFailure(target, err)) };
   }
+  const written = assembleImage(decoded, target, outputs, options).catch((err: unknown) => itemFailure(target, err));
+  written.catch(() => undefined); // a machine fault is thrown where the record is taken
+  return { written };
 }
 
 /** The output options of a run, as every executor applies them. */
@@ -284,6 +303,15 @@ export function imageOutputOptions(o: Pick<AnnotateOptions, 'outDir' | 'overlays
 /** The local executor: models loaded once, images decoded `batch` ahead and annotated one at a time. */
 async function annotateLocally(todo: AnnotateTarget[], o: AnnotateOptions, sink: AnnotateSink): Promise<{ interrupted: boolean }> {
   const models = await loadModels(o);
+  // Images whose files are still being written, in target order, each recorded once written. Their
+  // PNG encoding and writing runs on libuv's threads while the next image's models run on this one,
+  // so one image is written ahead when there are files to write (none: each image is recorded before
+  // the next starts, as a detector alone does).
+  const writing: Array<Promise<JournalEntry>> = [];
+  const writeAhead = o.depth || o.overlays ? 1 : 0;
+  const record = async (keep: number) => {
+    while (writing.length > keep) await sink.entry(await writing.shift()!);
+  };
   try {
     sink.info(await buildInfo(o, '', models));
     const batch = Math.max(1, o.batch ?? 2);
@@ -301,13 +329,25 @@ async function annotateLocally(todo: AnnotateTarget[], o: AnnotateOptions, sink:
     };
     fill();
     while (queue.length > 0) {
-      if (o.signal?.aborted) return { interrupted: true };
+      if (o.signal?.aborted) {
+        await record(0);
+        return { interrupted: true };
+      }
       const { target, image } = queue.shift()!;
       fill();
-      await sink.entry(await annotateTarget(target, image, models, imageOutputOptions(o)));
+      try {
+        writing.push((await startTarget(target, image, models, imageOutputOptions(o))).written);
+      } catch (err) {
+        await record(0).catch(() => undefined); // the images before this one are done: keep them
+        throw err;
+      }
+      await record(writeAhead);
     }
+    await record(0);
     return { interrupted: false };
   } finally {
+    // A run stopped by a fault leaves no write running behind it.
+    await Promise.allSettled(writing);
     await disposeModels(models);
   }
 }
@@ -422,6 +462,26 @@ async function annotateOneModelAtATime(todo: AnnotateTarget[], o: AnnotateOption
   }
 }
 
+/**
+ * True when every ONNX file of the run's models is under SMALL_MODEL_BYTES (src/perception/runtime.ts);
+ * false when one is larger or cannot be found (a model without a manifest, a missing file).
+ */
+export async function smallModels(o: Pick<ModelSettings, 'detector' | 'segmenter' | 'depth' | 'modelsDir' | 'files' | 'precision'>): Promise<boolean> {
+  for (const id of [o.detector, o.segmenter, o.depth]) {
+    if (!id) continue;
+    try {
+      const manifest = await getManifest(id);
+      for (const f of manifest.files.filter((x) => x.path.endsWith('.onnx'))) {
+        const path = precisionPath(installedModelFile(manifest, f.role, o.modelsDir, o.files), o.precision);
+        if ((await stat(path)).size >= SMALL_MODEL_BYTES) return false;
+      }
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
 /** Runs the annotation; returns the summary over everything in the output folder. */
 export async function annotate(o: AnnotateOptions): Promise<AnnotateRunSummary> {
   // Taking the lock creates the folder once nothing above it is held, so a refused run writes nothing.
@@ -497,7 +557,9 @@ async function annotateUnlocked(o: AnnotateOptions): Promise<AnnotateRunSummary>
   let interrupted = false;
   try {
     // A detector alone is one model either way: stream it, so each image is recorded as it is done.
-    const oneAtATime = o.lowMemory !== false && Boolean(o.segmenter || o.depth);
+    // By default small models (all files under SMALL_MODEL_BYTES) stay loaded together too: their
+    // memory is small beside the images', and reloading them per chunk is not (docs/perception.md, "Memory").
+    const oneAtATime = Boolean(o.segmenter || o.depth) && (o.lowMemory ?? (o.lowMemoryChunk !== undefined || !(await smallModels(o))));
     const executor = o.executor ?? (oneAtATime ? annotateOneModelAtATime : annotateLocally);
     if (todo.length > 0) interrupted = (await executor(todo, o, sink)).interrupted;
   } finally {

@@ -4,7 +4,7 @@
  * `mask.iou(dt, gt, iscrowd)`, including its crowd rule (docs/scoring.md, "Mask IoU").
  */
 import { GsrError } from '../util/errors.js';
-import { type Rle, type RleRuns, rleRuns } from './rle.js';
+import { type Rle, type RleRuns, runLengths } from './rle.js';
 
 /** A mask decoded for repeated IoUs. Build it with {@link decodeMask}; treat it as opaque. */
 export interface DecodedMask {
@@ -31,7 +31,7 @@ function isDecoded(m: Rle | RleRuns | DecodedMask): m is DecodedMask {
 /** Decodes a compressed or uncompressed RLE once, for {@link maskIou} and {@link rleIouMatrix}. */
 export function decodeMask(rle: Rle | RleRuns | DecodedMask): DecodedMask {
   if (isDecoded(rle)) return rle;
-  const runs = rleRuns(rle);
+  const runs = runLengths(rle);
   const [h, w] = rle.size;
   if (h * w > MAX_PIXELS) throw new GsrError(`mask ${h}x${w} has more than 2^31-1 pixels`);
   let n = 0;
@@ -84,35 +84,50 @@ export function decodeMask(rle: Rle | RleRuns | DecodedMask): DecodedMask {
   return { size: [h, w], area, ones, columnRun, x0, x1, y0, y1 };
 }
 
-/** Pixels set in both masks (same size, checked by the callers). */
+/**
+ * Pixels set in both masks (same size, boxes that meet: checked by the callers). A merge of the two
+ * lists of runs of ones over the columns both boxes share, each run's ends held in locals and read
+ * again only when that list moves on.
+ */
 function intersection(a: DecodedMask, b: DecodedMask): number {
-  // Only columns inside both boxes can overlap; rows are checked by the box test of the callers.
   const xa = a.x0 > b.x0 ? a.x0 : b.x0;
   const xb = a.x1 < b.x1 ? a.x1 : b.x1;
-  const limit = (xb + 1) * a.size[0];
   const A = a.ones;
   const B = b.ones;
   let i = 2 * a.columnRun[xa];
   let j = 2 * b.columnRun[xa];
-  const na = A.length;
-  const nb = B.length;
+  const ia = lastRun(a, xb);
+  const jb = lastRun(b, xb);
+  if (i >= ia || j >= jb) return 0;
+  let sa = A[i];
+  let ea = A[i + 1];
+  let sb = B[j];
+  let eb = B[j + 1];
   let inter = 0;
-  while (i < na && j < nb) {
-    const sa = A[i];
-    const sb = B[j];
-    if (sa >= limit || sb >= limit) break;
-    const ea = A[i + 1];
-    const eb = B[j + 1];
-    const lo = sa > sb ? sa : sb;
-    if (ea < eb) {
-      if (ea > lo) inter += ea - lo;
+  for (;;) {
+    // The run that ends first meets no later run of the other list: count its overlap, move past it.
+    if (ea <= eb) {
+      if (ea > sb) inter += ea - (sa > sb ? sa : sb);
       i += 2;
+      if (i >= ia) break;
+      sa = A[i];
+      ea = A[i + 1];
     } else {
-      if (eb > lo) inter += eb - lo;
+      if (eb > sa) inter += eb - (sa > sb ? sa : sb);
       j += 2;
+      if (j >= jb) break;
+      sb = B[j];
+      eb = B[j + 1];
     }
   }
   return inter;
+}
+
+/** Index in `ones` just past the last run that starts before column x + 1. */
+function lastRun(m: DecodedMask, x: number): number {
+  // Runs before columnRun[x + 1] end by the column's end; the one at it may start inside.
+  const k = 2 * m.columnRun[x + 1];
+  return k < m.ones.length && m.ones[k] < (x + 1) * m.size[0] ? k + 2 : k;
 }
 
 function boxesMeet(a: DecodedMask, b: DecodedMask): boolean {
@@ -125,16 +140,21 @@ function checkSameSize(a: DecodedMask, b: DecodedMask): void {
   }
 }
 
+/** IoU of one pair, or intersection over the first mask's area when the second is a crowd region. */
+function pairIou(a: DecodedMask, b: DecodedMask, crowd: boolean): number {
+  if (!boxesMeet(a, b)) return 0;
+  const inter = intersection(a, b);
+  if (inter === 0) return 0;
+  return inter / (crowd ? a.area : a.area + b.area - inter);
+}
+
 /**
  * IoU of two decoded masks; 0 when they share no pixel (so never NaN). With `crowd`, the second mask
  * is a crowd region and the value is intersection over the first mask's area.
  */
 export function maskIou(a: DecodedMask, b: DecodedMask, crowd = false): number {
   checkSameSize(a, b);
-  if (!boxesMeet(a, b)) return 0;
-  const inter = intersection(a, b);
-  if (inter === 0) return 0;
-  return inter / (crowd ? a.area : a.area + b.area - inter);
+  return pairIou(a, b, crowd);
 }
 
 /** Intersection over union of two masks of one size; 0 when they share no pixel (never NaN). */
@@ -159,11 +179,15 @@ export function rleIouMatrix(
   }
   const d = dt.map(decodeMask);
   const g = gt === dt ? d : gt.map(decodeMask);
+  // One size for all, checked once; the first pair that differs is the one named, as pair by pair.
+  if (d.length > 0) for (const m of g) checkSameSize(d[0], m);
+  if (g.length > 0) for (const m of d) checkSameSize(m, g[0]);
+  const crowd = g.map((_, j) => iscrowd !== undefined && Boolean(iscrowd[j]));
   const out: Float64Array[] = [];
   for (let i = 0; i < d.length; i++) {
     const row = new Float64Array(g.length);
     const a = d[i];
-    for (let j = 0; j < g.length; j++) row[j] = maskIou(a, g[j], iscrowd !== undefined && Boolean(iscrowd[j]));
+    for (let j = 0; j < g.length; j++) row[j] = pairIou(a, g[j], crowd[j]);
     out.push(row);
   }
   return out;

@@ -133,8 +133,33 @@ function grow(codes: Uint8Array): Uint8Array<ArrayBuffer> {
 
 /** Decodes a pycocotools compressed string into run lengths; malformed strings throw GsrError. */
 export function stringToRuns(counts: string): number[] {
-  const runs: number[] = [];
+  return toArray(parseCounts(counts));
+}
+
+/** A copy as a plain array (a loop: Array.from on a typed array was about 3x slower here). */
+function toArray(runs: ArrayLike<number>): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < runs.length; i++) out.push(runs[i]);
+  return out;
+}
+
+/**
+ * parseCounts' buffer, reused: one per string would be garbage outside the JS heap for every decode.
+ * A string of more than SCRATCH_MAX chars gets a buffer of its own, so this one stays under 512 KiB.
+ */
+let scratch = new Float64Array(1024);
+const SCRATCH_MAX = 65536;
+
+/**
+ * The run lengths of a compressed string (exact to 2^53) in a buffer shared by every call, so valid
+ * until the next call: callers read it at once or copy it.
+ */
+function parseCounts(counts: string): Float64Array {
   const n = counts.length;
+  // Each value takes at least one char.
+  if (scratch.length < n && n <= SCRATCH_MAX) scratch = new Float64Array(Math.min(SCRATCH_MAX, Math.max(n, 2 * scratch.length)));
+  const runs = scratch.length >= n ? scratch : new Float64Array(n);
+  let m = 0;
   let p = 0;
   while (p < n) {
     const start = p;
@@ -152,10 +177,10 @@ export function stringToRuns(counts: string): number[] {
     // Up to six groups fit in 32-bit integer arithmetic; longer values take the exact float path.
     if (shift > 30) x = wideValue(counts, start, p);
     else if (c & 0x10) x |= -1 << shift;
-    if (runs.length > 2) x += runs[runs.length - 2];
-    runs.push(x);
+    runs[m] = m > 2 ? x + runs[m - 2] : x;
+    m++;
   }
-  return runs;
+  return runs.subarray(0, m);
 }
 
 /** The value of the groups counts[start..end), in floating point (exact to 2^53). */
@@ -171,9 +196,10 @@ function wideValue(counts: string, start: number, end: number): number {
   return c & 0x10 ? x - scale : x;
 }
 
-function checkRuns(runs: readonly number[], size: [number, number], what: string): void {
+function checkRuns(runs: ArrayLike<number>, size: [number, number], what: string): void {
   let total = 0;
-  for (const r of runs) {
+  for (let i = 0; i < runs.length; i++) {
+    const r = runs[i];
     if (!Number.isInteger(r) || r < 0) throw new GsrError(`${what}: negative or non-integer run ${r}`);
     total += r;
   }
@@ -182,13 +208,22 @@ function checkRuns(runs: readonly number[], size: [number, number], what: string
   }
 }
 
-/** Run lengths of a compressed or uncompressed RLE, validated against its size. */
-export function rleRuns(rle: Rle | RleRuns): number[] {
+/**
+ * Run lengths of a compressed or uncompressed RLE, validated against its size, not copied: a string's
+ * are in parseCounts' shared buffer (valid until the next string is parsed), an array's are the array.
+ */
+export function runLengths(rle: Rle | RleRuns): ArrayLike<number> {
   if (!rle || !Array.isArray(rle.size) || rle.size.length !== 2) throw new GsrError('RLE needs size [h, w]');
   checkSize(rle.size[0], rle.size[1]);
-  const runs = typeof rle.counts === 'string' ? stringToRuns(rle.counts) : [...rle.counts];
+  if (typeof rle.counts !== 'string' && !Array.isArray(rle.counts)) throw new GsrError('RLE counts must be a string or an array of run lengths');
+  const runs = typeof rle.counts === 'string' ? parseCounts(rle.counts) : rle.counts;
   checkRuns(runs, rle.size, 'RLE');
   return runs;
+}
+
+/** Run lengths of a compressed or uncompressed RLE, validated against its size. */
+export function rleRuns(rle: Rle | RleRuns): number[] {
+  return toArray(runLengths(rle));
 }
 
 /** Encodes a row-major 0/1 mask as a pycocotools compressed RLE. */
@@ -198,16 +233,22 @@ export function rleEncode(mask: ArrayLike<number>, height: number, width: number
 
 /** Decodes an RLE into a row-major 0/1 mask. */
 export function rleDecode(rle: Rle | RleRuns): Uint8Array {
-  const runs = rleRuns(rle);
+  const runs = runLengths(rle);
   const [h, w] = rle.size;
   const mask = new Uint8Array(h * w);
   let pos = 0; // column-major position
   for (let j = 0; j < runs.length; j++) {
     const end = pos + runs[j];
-    if (j % 2 === 1) {
+    if (j % 2 === 1 && end > pos) {
+      // One division per run; then step down the column (no remainder per pixel).
+      let y = pos % h;
+      let at = y * w + (pos - y) / h;
       for (let k = pos; k < end; k++) {
-        const y = k % h;
-        mask[y * w + (k - y) / h] = 1;
+        mask[at] = 1;
+        if (++y === h) {
+          y = 0;
+          at -= (h - 1) * w - 1;
+        } else at += w;
       }
     }
     pos = end;
@@ -217,7 +258,7 @@ export function rleDecode(rle: Rle | RleRuns): Uint8Array {
 
 /** Number of pixels set (pycocotools `area`). */
 export function rleArea(rle: Rle | RleRuns): number {
-  const runs = rleRuns(rle);
+  const runs = runLengths(rle);
   let area = 0;
   for (let j = 1; j < runs.length; j += 2) area += runs[j];
   return area;
@@ -229,7 +270,7 @@ export function rleArea(rle: Rle | RleRuns): number {
  * (only in hand-made uncompressed RLE) are skipped rather than read as pixels.
  */
 export function rleToBbox(rle: Rle | RleRuns): [number, number, number, number] {
-  const runs = rleRuns(rle);
+  const runs = runLengths(rle);
   const [h, w] = rle.size;
   if (h === 0) return [0, 0, 0, 0];
   let xs = w;

@@ -15,6 +15,7 @@ export interface RunOptions {
   answerer: Answerer;
   /** Model name and generation settings: with the prompt key they identify a response. */
   settings: GenerationSettings;
+  /** Prompts in flight (default DEFAULT_CONCURRENCY; a local answerer at least LOCAL_CONCURRENCY). */
   concurrency?: number;
   /** Per-attempt limit, including reading the whole body. */
   timeoutMs?: number;
@@ -114,6 +115,14 @@ function attemptController(runSignal: AbortSignal, timeoutMs: number): { signal:
   };
 }
 
+/** Prompts in flight by default. */
+export const DEFAULT_CONCURRENCY = 8;
+/**
+ * Prompts in flight at least for a local answerer (Answerer.local): it answers at once, so the number
+ * only sets how many answers share a store transaction (StoreBatcher), which costs the same for one.
+ */
+export const LOCAL_CONCURRENCY = 64;
+
 /**
  * Sends every prompt of a file that has no ok response yet through an answerer, with bounded
  * concurrency, per-attempt timeouts and retries, committing each response to the store as it arrives.
@@ -123,7 +132,7 @@ export async function runPrompts(opts: RunOptions): Promise<RunSummary> {
   const { store, answerer, settings } = opts;
   const model = settings.model;
   const sid = store.registerSettings(settings);
-  const concurrency = Math.max(1, opts.concurrency ?? 8);
+  const concurrency = answerer.local ? Math.max(LOCAL_CONCURRENCY, opts.concurrency ?? 0) : Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY);
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
   const maxAnswers = Math.max(1, Math.floor(opts.answerAttempts ?? 1));

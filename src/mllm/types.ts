@@ -23,4 +23,10 @@ export interface Answerer {
    */
   answer(prompt: AnyPrompt, signal: AbortSignal): Promise<string | AnswerWithWarning>;
   close?(): Promise<void>;
+  /**
+   * Answers in this process, at once, each prompt on its own (the baselines): the runner then asks at
+   * least LOCAL_CONCURRENCY prompts at a time (src/mllm/runner.ts), so that each store transaction
+   * commits many answers; the same answers in any order.
+   */
+  readonly local?: boolean;
 }

@@ -4,18 +4,18 @@
  * must not change a single output; also the decoding options, which must. Fixture models
  * (test/helpers/onnx-fixtures.ts); no timings.
  */
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { annotate, type AnnotateOptions } from '../../src/annotate/run.js';
+import { annotate, smallModels, type AnnotateOptions } from '../../src/annotate/run.js';
 import { targetsFromImages, type AnnotateTarget } from '../../src/annotate/targets.js';
 import type { CocoFile } from '../../src/formats/coco.js';
 import { decodeDepthPng } from '../../src/formats/depth-png.js';
 import { Ahead } from '../../src/perception/ahead.js';
 import { padPixels, parsePadSize } from '../../src/perception/models/grounding-dino.js';
 import { precisionPath } from '../../src/perception/manifest.js';
-import { ortOptions } from '../../src/perception/runtime.js';
+import { ortOptions, SMALL_MODEL_BYTES } from '../../src/perception/runtime.js';
 import type { RgbImage } from '../../src/perception/types.js';
 import { recordStages } from '../../src/util/stage-clock.js';
 import { REPO_ROOT, runCli, scaled } from '../helpers/cli.js';
@@ -143,7 +143,7 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
     expect(stages['model:slimsam-77-uniform decoder']!.calls).toBe(8);
   }, scaled(60_000));
 
-  it('one model at a time (the default, in chunks) gives the same records as every model loaded, failures included', async () => {
+  it('one model at a time (in chunks, asked for by lowMemoryChunk) gives the same records as every model loaded, failures included', async () => {
     const bad = join(dir, 'broken.png');
     writeFileSync(bad, 'not a png');
     const withBad = [...targets.slice(0, 2), ...targetsFromImages([bad], targets[0]!.objects), ...targets.slice(2)];
@@ -159,6 +159,21 @@ describe('annotate: pipelining, int8 files and stage totals with fixture models'
     expect(stages['model:slimsam-77-uniform encoder']!.calls).toBe(4);
     const info = (out: string) => (JSON.parse(readFileSync(join(dir, out, 'annotations.json'), 'utf8')) as CocoFile).info!.models;
     expect(info('low')).toEqual(info('all'));
+  }, scaled(60_000));
+
+  it('small models (every ONNX file under 16 MB) are loaded together by default; a larger file or an unknown model keeps one at a time', async () => {
+    const models = { detector: 'grounding-dino-tiny', segmenter: 'slimsam-77-uniform', depth: DEPTH, modelsDir: join(dir, 'models') };
+    expect(await smallModels(models)).toBe(true);
+    expect(await smallModels({ ...models, depth: 'no-such-model' })).toBe(false);
+    const big = join(dir, 'big-models');
+    cpSync(join(dir, 'models'), big, { recursive: true });
+    truncateSync(join(big, DEPTH, 'model.onnx'), SMALL_MODEL_BYTES); // sparse: the size counts, not the contents
+    expect(await smallModels({ ...models, modelsDir: big })).toBe(false);
+    expect(await smallModels({ ...models, modelsDir: big, depth: null })).toBe(true);
+    // The default run (every model loaded here) gives the records of one model at a time.
+    await annotate(opts('default'));
+    await annotate(opts('one-at-a-time', { lowMemory: true }));
+    expect(read('default')).toEqual(read('one-at-a-time'));
   }, scaled(60_000));
 
   it('--precision int8 loads <stem>.int8.onnx and records it; a missing int8 file is a one-line error', async () => {

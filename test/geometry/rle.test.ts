@@ -177,6 +177,28 @@ describe('rleEncode agrees with the C transcription', () => {
   });
 });
 
+describe('strings are parsed into one reused buffer', () => {
+  it('results stay apart, and a string longer than the buffer decodes as well', () => {
+    // Noise at density 1/2: about one run per two pixels, so well over 65,536 chars.
+    const rnd = seeded(17);
+    const [h, w] = [400, 400];
+    const noise = new Uint8Array(h * w).map(() => (rnd() < 0.5 ? 1 : 0));
+    const long = rleEncode(noise, h, w);
+    expect(long.counts.length).toBeGreaterThan(65536);
+    const { mask: small } = maskOf(['0110', '1001']);
+    const short = rleEncode(small, 2, 4);
+    const shortRuns = stringToRuns(short.counts);
+    expect(stringToRuns(rleEncode(new Uint8Array(8).fill(1), 2, 4).counts)).toEqual([0, 8]);
+    expect(shortRuns).toEqual([1, 2, 1, 1, 2, 1]);
+    const longRuns = stringToRuns(long.counts);
+    expect(runsToString(longRuns)).toBe(long.counts);
+    expect(rleDecode(long)).toEqual(noise);
+    expect(rleDecode(short)).toEqual(small);
+    expect(rleArea(long)).toBe(noise.reduce((a, v) => a + v, 0));
+    expect(rleDecode(rleMerge([short, short]))).toEqual(small);
+  });
+});
+
 describe('rleToBbox', () => {
   it('box of a blob, xywh', () => {
     const { mask, h, w } = maskOf(['00000', '00110', '00100', '00000']);

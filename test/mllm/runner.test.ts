@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOpenAiAnswerer, exportResponses, RunStore, runPrompts, type RunOptions } from '../../src/mllm/index.js';
+import { createOpenAiAnswerer, exportResponses, RunStore, runPrompts, type Answerer, type RunOptions } from '../../src/mllm/index.js';
+import { LOCAL_CONCURRENCY } from '../../src/mllm/runner.js';
 import { fakeAnswer, startFakeServer, type Fault, type FakeServer } from './fake-server.js';
 import { IMAGE_BYTES, seededRandom, writePrompts } from './prompt-fixtures.js';
 import { scaled } from '../helpers/cli.js';
@@ -121,6 +122,30 @@ describe('runner against a real local HTTP server', () => {
     const { server, run } = await setup(40, { latencyMs: 30 });
     expect(await run({ concurrency: 5 })).toMatchObject({ ok: 40 });
     expect(server.maxInFlight()).toBe(5);
+  });
+
+  it('asks a local answerer (the baselines) at least LOCAL_CONCURRENCY prompts at a time, whatever concurrency says', async () => {
+    const { run } = await setup(100);
+    const counting = (local: boolean) => {
+      const seen = { inFlight: 0, max: 0 };
+      const answerer: Answerer = {
+        name: 'counting',
+        local,
+        async answer() {
+          seen.max = Math.max(seen.max, ++seen.inFlight);
+          await new Promise((r) => setImmediate(r));
+          seen.inFlight--;
+          return 'A';
+        },
+      };
+      return { answerer, seen };
+    };
+    const local = counting(true);
+    expect(await run({ answerer: local.answerer, settings: { answerer: 'counting', model: 'local' }, concurrency: 2 })).toMatchObject({ ok: 100 });
+    expect(local.seen.max).toBe(LOCAL_CONCURRENCY);
+    const remote = counting(false);
+    expect(await run({ answerer: remote.answerer, settings: { answerer: 'counting', model: 'remote' }, concurrency: 2 })).toMatchObject({ ok: 100 });
+    expect(remote.seen.max).toBe(2);
   });
 
   it('sends the API key from the named env var only, and never stores or reports it', async () => {

@@ -88,13 +88,16 @@ function boxFormatOption(options: AnswererOptions): BaselineBoxFormat {
   return value as BaselineBoxFormat;
 }
 
+/** Every baseline answers in this process, each prompt on its own (Answerer.local). */
+const local = <T extends Answerer>(a: T): T => Object.assign(a, { local: true });
+
 /** Factories in the shape of the `answerers` registry. */
 export const baselineFactories = {
-  random: async (options: AnswererOptions) => createRandomAnswerer(options.model, options.seed ?? 0),
-  'always-first': async (options: AnswererOptions) => createAlwaysFirstAnswerer(options.model),
-  geometric: async (options: AnswererOptions) => createGeometricAnswerer(options.model, await readCoco('geometric', options), boxFormatOption(options)),
+  random: async (options: AnswererOptions) => local(createRandomAnswerer(options.model, options.seed ?? 0)),
+  'always-first': async (options: AnswererOptions) => local(createAlwaysFirstAnswerer(options.model)),
+  geometric: async (options: AnswererOptions) => local(createGeometricAnswerer(options.model, await readCoco('geometric', options), boxFormatOption(options))),
   simulated: async (options: AnswererOptions) =>
-    createSimulatedAnswerer(options.model, await readCoco('simulated', options), simulatedSettings(options.model, options), boxFormatOption(options)),
+    local(createSimulatedAnswerer(options.model, await readCoco('simulated', options), simulatedSettings(options.model, options), boxFormatOption(options))),
 };
 
 /** The annotation file an answerer reasons from. */

@@ -9,7 +9,7 @@
 import { GsrError } from '../../util/errors.js';
 import { clipBox } from '../../geometry/boxes.js';
 import { loadGraph, manifestFor, numberParam } from '../load.js';
-import { resizeLikePil, toChw, IMAGENET_MEAN, IMAGENET_STD, type PreparedImage } from '../preprocess.js';
+import { resizeLikePil, toChw, IMAGENET_MEAN, IMAGENET_STD, type PreparedImage, type Resized } from '../preprocess.js';
 import { Float32Pool } from '../tensor-pool.js';
 import { ort, releaseSession, runSession } from '../runtime.js';
 import type { Detection, Detector, ModelLoadOptions, RgbImage } from '../types.js';
@@ -20,10 +20,15 @@ export const GSR_SYNTH_HEIGHT = 240;
 /** Cells of the detector's output grid are this many input pixels wide. */
 export const GSR_SYNTH_STRIDE = 4;
 
+// Both models take the same resize of an image: made once per decoded image, while it lives.
+const resizes = new WeakMap<RgbImage, Promise<Resized>>();
+
 /** The models' input: the image stretched to 320x240 (PIL bilinear), ImageNet-normalised CHW. */
 export async function prepareGsrSynth(image: RgbImage, pool?: Float32Pool): Promise<PreparedImage> {
   const size: [number, number] = [GSR_SYNTH_HEIGHT, GSR_SYNTH_WIDTH];
-  const r = await resizeLikePil(image, () => size, 'bilinear');
+  let resized = resizes.get(image);
+  if (!resized) resizes.set(image, (resized = resizeLikePil(image, () => size, 'bilinear')));
+  const r = await resized;
   return { data: toChw(r.pixels, GSR_SYNTH_WIDTH, GSR_SYNTH_HEIGHT, { mean: IMAGENET_MEAN, std: IMAGENET_STD, pool }), tensorSize: size, resized: size, original: r.original };
 }
 

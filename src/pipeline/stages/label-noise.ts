@@ -12,7 +12,7 @@ import { indexGroundTruth, type GroundTruthIndex } from '../../scoring/index.js'
 import { DEFAULT_SWEEP, labelNoiseResults } from '../../report/label-noise.js';
 import { ANNOTATIONS_FILE, readCocoFile } from '../../formats/coco.js';
 import { MANIFEST_FILE } from '../../formats/manifest.js';
-import { readPromptFile, type PromptRecord } from '../../formats/prompts.js';
+import type { PromptRecord } from '../../formats/prompts.js';
 import { readResponseFile, type ResponseRecord } from '../../formats/responses.js';
 import { modelFolder, type PipelineConfig, type PipelineTask } from '../../formats/pipeline.js';
 import { LABEL_NOISE_FILE } from '../../formats/results.js';
@@ -25,7 +25,7 @@ import { answererAnnotations, hasTruthBesidePseudoLabels } from './annotate.js';
 import { modelAsker, modelTasks, RESPONSES_FILE, STORE_FILE } from './answer.js';
 import { askModel } from '../ask.js';
 import { promptFileFor } from './prompts.js';
-import { scoreModelInto, type ScoreStageSummary } from './score.js';
+import { scoreModelInto, sharedPromptFiles, type ScoreStageSummary } from './score.js';
 
 /** Seeded annotators per quality in the sweep. */
 export const SWEEP_DRAWS = 50;
@@ -97,11 +97,12 @@ export function labelNoiseStage(config: PipelineConfig): Stage | null {
       let truthIndex: GroundTruthIndex | undefined;
       const labels = async () => (truthIndex ??= indexGroundTruth(await readCocoFile(truthFile)));
       const dirs: string[] = [];
+      const readPrompts = sharedPromptFiles();
       ctx.progress.start(config.models.length, 'models scored against the truth');
       for (const model of config.models) {
         const skipped: SkippedRecord[] = [];
         const responses = [...(await readResponseFile(join(answersDir, modelFolder(model.name), RESPONSES_FILE), skipped)), ...(dapAnswers.get(model.name) ?? [])];
-        const prompts = async (task: PipelineTask): Promise<PromptRecord[]> => readPromptFile(task === 'dap' ? dapFile(model) : join(promptsDir, promptFileFor(model, task)), skipped);
+        const prompts = async (task: PipelineTask): Promise<PromptRecord[]> => readPrompts(task === 'dap' ? dapFile(model) : join(promptsDir, promptFileFor(model, task)), skipped);
         await scoreModelInto(config, model, join(ctx.dir, 'truth', modelFolder(model.name)), { prompts, responses, labels, notice: (t) => ctx.notice(t) });
         dirs.push(join('truth', modelFolder(model.name)));
         ctx.progress.tick();

@@ -137,6 +137,24 @@ export async function scoreModelInto(config: PipelineConfig, model: ModelConfig,
 
 const BASELINE_KINDS = ['random', 'always-first', 'geometric', 'simulated'];
 
+/**
+ * Reads prompt files once for all the models of a stage (most read the same files; the records are
+ * not changed by scoring); each read still adds the file's unreadable records to the caller's list.
+ */
+export function sharedPromptFiles(): (file: string, skipped: SkippedRecord[]) => Promise<PromptRecord[]> {
+  const files = new Map<string, Promise<{ records: PromptRecord[]; skipped: SkippedRecord[] }>>();
+  return async (file, skipped) => {
+    let read = files.get(file);
+    if (!read) {
+      const own: SkippedRecord[] = [];
+      files.set(file, (read = readPromptFile(file, own).then((records) => ({ records, skipped: own }))));
+    }
+    const r = await read;
+    skipped.push(...r.skipped);
+    return r.records;
+  };
+}
+
 const reasoningMode = (config: PipelineConfig): ReasoningMode => (config.metrics.reasoning.length === 2 ? 'both' : config.metrics.reasoning[0]);
 
 export function scoreStage(config: PipelineConfig): Stage {
@@ -154,11 +172,12 @@ export function scoreStage(config: PipelineConfig): Stage {
       // The annotation file is read and indexed once, for every model's grounding.
       let truth: GroundTruthIndex | undefined;
       const labels = async () => (truth ??= indexGroundTruth(await readCocoFile(join(ctx.input('annotate'), ANNOTATIONS_FILE))));
+      const readPrompts = sharedPromptFiles();
       for (const model of config.models) {
         const skipped: SkippedRecord[] = [];
         const folder = modelFolder(model.name);
         const responses: ResponseRecord[] = await readResponseFile(join(answersDir, folder, RESPONSES_FILE), skipped);
-        const prompts = async (task: PipelineTask): Promise<PromptRecord[]> => readPromptFile(join(promptsDir, promptFileFor(model, task)), skipped);
+        const prompts = async (task: PipelineTask): Promise<PromptRecord[]> => readPrompts(join(promptsDir, promptFileFor(model, task)), skipped);
         const m = await scoreModelInto(config, model, join(ctx.dir, folder), { prompts, responses, labels, notice: (t) => ctx.notice(t) });
         // The request settings the scored answers were asked under, beside the scores.
         await copyFile(join(answersDir, folder, SETTINGS_FILE), join(ctx.dir, folder, SETTINGS_FILE));
