@@ -105,6 +105,9 @@ def object_share(labels: np.ndarray) -> np.ndarray:
     return (labels > 0).reshape(h // k, k, w // k, k).mean(axis=(1, 3)).astype(np.float16)
 
 
+MIXED_CELL = 255
+
+
 def cell_labels(labels: np.ndarray) -> np.ndarray:
     """Each depth-output cell's entity (0 = background) where all its pixels share one, else
     MIXED_CELL, at the resolution of log_disparity_target."""
@@ -113,9 +116,6 @@ def cell_labels(labels: np.ndarray) -> np.ndarray:
     cells = labels.reshape(h // k, k, w // k, k).transpose(0, 2, 1, 3).reshape(h // k, w // k, k * k)
     same = (cells == cells[..., :1]).all(axis=2)
     return np.where(same, cells[..., 0], MIXED_CELL).astype(np.uint8)
-
-
-MIXED_CELL = 255
 
 
 def log_disparity_target(depth: np.ndarray) -> np.ndarray:
