@@ -193,11 +193,11 @@ class Up(nn.Module):
 class Decoder(nn.Module):
     """From stride 32 back to stride 4 with the encoder's skips."""
 
-    def __init__(self, w, out: int = 32):
+    def __init__(self, w, mids=(64, 48), out: int = 32):
         super().__init__()
-        self.up16 = Up(w[3], w[2], 64)
-        self.up8 = Up(64, w[1], 48)
-        self.up4 = Up(48, w[0], out)
+        self.up16 = Up(w[3], w[2], mids[0])
+        self.up8 = Up(mids[0], w[1], mids[1])
+        self.up4 = Up(mids[1], w[0], out)
 
     def forward(self, f4, f8, f16, f32):
         return self.up4(self.up8(self.up16(f32, f16), f8), f4)
@@ -230,12 +230,12 @@ class DepthNet(nn.Module):
     inverse depth exp(x) > 0 [1, H/2, W/2] (larger = nearer), trained scale-invariant, so only
     ratios are meaningful."""
 
-    def __init__(self, coords: bool = False):
+    def __init__(self, coords: bool = False, widths=(24, 48, 64, 96), mids=(64, 48), out: int = 32):
         super().__init__()
-        self.enc = Encoder(coords=coords)
-        self.dec = Decoder(self.enc.widths)
-        self.up2 = nn.Sequential(nn.Upsample(scale_factor=2, mode='bilinear', align_corners=False), conv_bn(32, 16))
-        self.out = nn.Conv2d(16, 1, 3, 1, 1)
+        self.enc = Encoder(widths, coords=coords)
+        self.dec = Decoder(self.enc.widths, mids, out)
+        self.up2 = nn.Sequential(nn.Upsample(scale_factor=2, mode='bilinear', align_corners=False), conv_bn(out, out // 2))
+        self.out = nn.Conv2d(out // 2, 1, 3, 1, 1)
 
     def forward(self, x):
         return torch.exp(self.out(self.up2(self.dec(*self.enc(x)))))[:, 0]

@@ -3,7 +3,7 @@ nearer), on the exact depth of scenes rendered by training/make-data.ts; evaluat
 held-out scenes; exports ONNX, checks the export against PyTorch, writes the parity fixture, the
 training record and the manifest's size and sha256 (training/README.md).
 
-  nice -n 19 /work/venv/bin/python training/train_depth.py [--seed 0] [--steps 3000] [--object-loss 3] [--out models/gsr-synth-depth]
+  nice -n 19 /work/venv/bin/python training/train_depth.py [--seed 0] [--steps 6000] [--object-loss 3] [--out models/gsr-synth-depth]
 """
 from __future__ import annotations
 
@@ -36,6 +36,10 @@ OBJECT_WEIGHT = 4.0
 MAX_ENTITIES = 8
 # Weight of object_loss beside the pixel losses (docs/perception.md, "Which pairs have a depth order").
 OBJECT_LOSS = 3.0
+# Encoder widths at strides 4-32 and the decoder's at strides 16 and 8 (DepthNet, training/gsr_synth.py):
+# wider than the detector's, for the depth targets of docs/perception.md.
+WIDTHS = (32, 64, 96, 128)
+MIDS = (96, 64)
 
 
 def batch(data: dict, idx: np.ndarray, rng: np.random.Generator):
@@ -173,11 +177,17 @@ def parity(model: torch.nn.Module, onnx_path: Path) -> tuple[dict, float]:
     return fixture, worst
 
 
+def ints(text: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in text.split(','))
+
+
 def main() -> None:
     def extra(ap):
         ap.add_argument('--object-loss', type=float, default=OBJECT_LOSS, help='weight of object_loss (0: off)')
         ap.add_argument('--coords', action='store_true', help='give the encoder each cell\'s position (Encoder, training/gsr_synth.py)')
-    a = g.parse_args(MODEL_ID, 'depth-parity.json', batch=8, steps=3000, extra=extra)
+        ap.add_argument('--widths', type=ints, default=WIDTHS, help='encoder widths at strides 4, 8, 16, 32 (comma-separated)')
+        ap.add_argument('--mids', type=ints, default=MIDS, help='decoder widths at strides 16 and 8 (comma-separated)')
+    a = g.parse_args(MODEL_ID, 'depth-parity.json', batch=8, steps=6000, extra=extra)
     clock = g.Clock()
     torch.set_num_threads(a.threads)
     rng = g.set_seed(a.seed)
@@ -194,14 +204,14 @@ def main() -> None:
         lo = object_loss(pred, t, cells)
         return ls + 0.5 * lg + a.object_loss * lo, {'silog': ls, 'gradient': lg, 'object': lo}
 
-    model, log = g.train(g.DepthNet(coords=a.coords), a, clock, len(train['scenes']), rng, losses)
+    model, log = g.train(g.DepthNet(coords=a.coords, widths=tuple(a.widths), mids=tuple(a.mids)), a, clock, len(train['scenes']), rng, losses)
     out = Path(a.out)
     onnx_path = out / 'model.onnx'
     g.export_onnx(model, onnx_path, ['predicted_depth'])
     metrics = evaluate(model, heldout, 'heldout')
     fixture, worst = parity(model, onnx_path)
     g.write_json(Path(a.fixture), fixture)
-    loss = f'scale-invariant log loss (lambda {SILOG_LAMBDA}) on log inverse depth at stride 2, object pixels weighing 1 + {OBJECT_WEIGHT}, + 0.5 x gradient loss of the log residual at two scales' + (f', + {a.object_loss} x object loss (per-region mean log residual, root of its variance)' if a.object_loss else '') + ('; encoder with cell positions' if a.coords else '')
+    loss = f'scale-invariant log loss (lambda {SILOG_LAMBDA}) on log inverse depth at stride 2, object pixels weighing 1 + {OBJECT_WEIGHT}, + 0.5 x gradient loss of the log residual at two scales' + (f', + {a.object_loss} x object loss (per-region mean log residual, root of its variance)' if a.object_loss else '') + ('; encoder with cell positions' if a.coords else '') + f'; encoder widths {list(a.widths)}, decoder widths {list(a.mids)}'
     record = g.training_record(MODEL_ID, 'training/train_depth.py', a, model, onnx_path, log, metrics, clock, loss, ('max_abs_diff_vs_torch_over_range', worst))
     g.write_json(out / 'training.json', record)
     if not a.no_manifest:
