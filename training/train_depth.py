@@ -101,7 +101,8 @@ def evaluate(model: torch.nn.Module, data: dict, split: str) -> dict:
     """Per image, the prediction (as depth, 1 / disparity) is scaled by median(true) / median(pred)
     (scale-only alignment: the model is trained scale-invariant); then AbsRel and delta < 1.25 over
     every pixel. Depth order: subject against object by the median predicted disparity inside each
-    true mask, and inside each true box, against the order of their true median depths; a pair whose
+    true mask, and inside each true box, against the order of their true median depths (each region
+    also with the true depth in place of the prediction: the region's ceiling); a pair whose
     true medians differ by less than ORDER_MARGIN (relative) has no order and is counted apart
     (docs/perception.md, "Which pairs have a depth order")."""
     model.eval()
@@ -133,16 +134,19 @@ def evaluate(model: torch.nn.Module, data: dict, split: str) -> dict:
                         bx, by, bw, bh = boxes[e]
                         sel = np.zeros_like(labels, dtype=bool)
                         sel[by:by + bh, bx:bx + bw] = True
-                    med[e] = (float(np.median(disp[sel])), float(np.median(gt[labels == e])))
+                    med[e] = (float(np.median(disp[sel])), float(np.median(gt[labels == e])), float(np.median(gt[sel])))
                 ordered = g.true_order(med[1][1], med[2][1]) != 0
                 agree = ordered and (med[1][0] > med[2][0]) == (med[1][1] < med[2][1]) and med[1][0] != med[2][0]
+                # The exact depth through the same region: what the statistic allows a perfect model.
+                exact = ordered and (med[1][2] < med[2][2]) == (med[1][1] < med[2][1]) and med[1][2] != med[2][2]
                 for key in ('all', s['style'], f"{s['style']}:{s['relation']}"):
-                    o = order[region].setdefault(key, [0, 0, 0])
+                    o = order[region].setdefault(key, [0, 0, 0, 0])
                     o[0] += int(agree)
                     o[1] += int(ordered)
                     o[2] += int(not ordered)
-    rate = lambda v: {'pairs': v[1], 'agree': v[0], 'accuracy': v[0] / v[1] if v[1] else None, 'unordered': v[2]}  # noqa: E731
-    front_behind = lambda o: [sum(o.get(f'tabletop:{r}', [0, 0, 0])[k] for r in ('front', 'behind')) for k in (0, 1, 2)]  # noqa: E731
+                    o[3] += int(exact)
+    rate = lambda v: {'pairs': v[1], 'agree': v[0], 'accuracy': v[0] / v[1] if v[1] else None, 'unordered': v[2], 'exact_depth_accuracy': v[3] / v[1] if v[1] else None}  # noqa: E731
+    front_behind = lambda o: [sum(o.get(f'tabletop:{r}', [0, 0, 0, 0])[k] for r in ('front', 'behind')) for k in range(4)]  # noqa: E731
     return {
         'scenes': len(data['scenes']),
         'absrel': float(np.mean(absrel)),
@@ -151,7 +155,7 @@ def evaluate(model: torch.nn.Module, data: dict, split: str) -> dict:
         'order_margin': g.ORDER_MARGIN,
         'depth_order': {region: {**{k: rate(v) for k, v in sorted(o.items()) if ':' not in k}, 'tabletop front/behind': rate(front_behind(o))} for region, o in order.items()},
         'depth_order_by_relation': {region: {k: rate(v) for k, v in sorted(o.items()) if ':' in k} for region, o in order.items()},
-        'protocol': f'full size (bilinear from the model output, as the port); prediction as depth (1 / disparity) scaled per image by median(true) / median(pred); AbsRel = mean |pred - true| / true and delta1 = share of pixels with max(pred/true, true/pred) < 1.25, per image, averaged over images; depth order over two-object scenes, regions = true masks or true boxes; pairs = those whose true median depths differ by at least {g.ORDER_MARGIN:.0%} of the nearer (a defined order), unordered = the others',
+        'protocol': f'full size (bilinear from the model output, as the port); prediction as depth (1 / disparity) scaled per image by median(true) / median(pred); AbsRel = mean |pred - true| / true and delta1 = share of pixels with max(pred/true, true/pred) < 1.25, per image, averaged over images; depth order over two-object scenes, regions = true masks or true boxes; pairs = those whose true median depths differ by at least {g.ORDER_MARGIN:.0%} of the nearer (a defined order), unordered = the others; exact_depth_accuracy = the same statistic on the true depth map (the most any model can reach in that region)',
     }
 
 
