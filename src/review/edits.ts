@@ -94,7 +94,11 @@ export function labelOf(slot: Slot, events: readonly EditEvent[]): SlotLabel {
         label.state = 'edited';
         break;
       case 'mask':
-        if (sameBox(edit.box, label.box)) label.mask = { rle: edit.mask, score: edit.score, source: edit.segmenter };
+        // A new mask is a reviewer's change even on the model's own box (docs/review.md: re-segmented = human-edited).
+        if (sameBox(edit.box, label.box)) {
+          label.mask = { rle: edit.mask, score: edit.score, source: edit.segmenter };
+          label.state = 'edited';
+        }
         break;
       case 'absent':
         label.absent = true;

@@ -62,6 +62,18 @@ describe('edits', () => {
     expect(provenanceOf(subject, label)).toBe('model');
   });
 
+  it('a new mask on the model\'s unchanged box is a human edit, and undo withdraws it', () => {
+    const mask = { size: [H, W] as [number, number], counts: boxMask(10, 10, 30, 30).counts };
+    const events = [ev('a/subject', { kind: 'mask', box: [10, 10, 30, 30], mask, score: 0.8, segmenter: 'sam' })];
+    const label = labelOf(subject, events);
+    expect(label).toMatchObject({ state: 'edited', boxChanged: false, reviewer: 'ann' });
+    expect(label.mask?.source).toBe('sam');
+    expect(provenanceOf(subject, label)).toBe('human-edited');
+    const undone = labelOf(subject, [...events, ev('a/subject', { kind: 'undo' })]);
+    expect(undone.state).toBe('unreviewed');
+    expect(provenanceOf(subject, undone)).toBe('model');
+  });
+
   it('accept keeps the model box as human-accepted; reject and absent remove the label', () => {
     expect(provenanceOf(subject, labelOf(subject, [ev('a/subject', { kind: 'accept' })]))).toBe('human-accepted');
     expect(provenanceOf(subject, labelOf(subject, [ev('a/subject', { kind: 'reject' })]))).toBeNull();
