@@ -385,9 +385,12 @@ def train(model: nn.Module, a: argparse.Namespace, clock: Clock, n: int, rng: np
     loaded instead; a new checkpoint is saved after training). `losses(model, idx)` returns the loss
     to minimise and its named parts, logged as `<name>_loss` averaged over every 100 steps."""
     if a.checkpoint and Path(a.checkpoint).exists():
-        # A finished training's weights (written below): evaluate and export again without training.
+        # A finished training's weights (written below): evaluate and export again without training;
+        # its steps, losses and times come from the file beside them, for the record.
         model.load_state_dict(torch.load(a.checkpoint))
-        a.steps = 0
+        done = checkpoint_log(a.checkpoint)
+        a.steps, a.trained = (done['steps'], done) if done else (0, None)
+        return model, done['losses'] if done else []
     model = model.to(memory_format=torch.channels_last)  # measured about 1.5x faster on this CPU
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
     log = []
@@ -411,7 +414,14 @@ def train(model: nn.Module, a: argparse.Namespace, clock: Clock, n: int, rng: np
     if a.checkpoint and not Path(a.checkpoint).exists():
         Path(a.checkpoint).parent.mkdir(parents=True, exist_ok=True)
         torch.save(model.state_dict(), a.checkpoint)
+        write_json(Path(f'{a.checkpoint}.json'), {'steps': a.steps, 'losses': log, 'time': clock.record()})
     return model, log
+
+
+def checkpoint_log(checkpoint: str) -> dict | None:
+    """The steps, losses and times of the training that wrote `checkpoint` (beside it, as .json)."""
+    path = Path(f'{checkpoint}.json')
+    return json.loads(path.read_text()) if path.exists() else None
 
 
 def training_record(model_id: str, script: str, a: argparse.Namespace, model: nn.Module, onnx_path: Path, log: list[dict], metrics: dict, clock: Clock,
@@ -434,5 +444,6 @@ def training_record(model_id: str, script: str, a: argparse.Namespace, model: nn
         'final_loss': log[-1] if log else None,
         'heldout': metrics,
         'environment': environment(a.threads),
-        'time': clock.record(),
+        # From a checkpoint: the training's time, and this run's (evaluation and export) apart.
+        **({'time': a.trained['time'], 'evaluation_time': clock.record()} if getattr(a, 'trained', None) else {'time': clock.record()}),
     }

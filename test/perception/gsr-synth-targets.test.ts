@@ -16,6 +16,8 @@ interface Rate {
   pairs: number;
   accuracy: number | null;
   unordered?: number;
+  /** The same statistic on the true depth map: the most any model can reach in that region. */
+  exact_depth_accuracy?: number | null;
 }
 interface DetRecord {
   onnx: { sha256: string };
@@ -41,12 +43,8 @@ const TARGETS = {
  * "Targets": what was reached). Keyed as the checks below name them.
  */
 const SHORTFALLS: Record<string, number> = {
-  'depth:absrel': 0.06645369634777308,
-  'depth:order:mask:all': 0.92,
-  'depth:order:mask:furniture': 0.8846153846153846,
-  'depth:order:box:all': 0.6844444444444444,
-  'depth:order:box:furniture': 0.4326923076923077,
-  'depth:order:box:tabletop': 0.9008264462809917,
+  'depth:absrel': 0.0533252283539623,
+  'depth:order:box:tabletop': 0.9421487603305785,
 };
 
 /** One figure: at least (or at most) its target, or a listed shortfall that still holds its recorded value. */
@@ -83,11 +81,20 @@ describe('gsr-synth held-out figures against the targets (from the training reco
     // The record's "no order" margin is the one the pipeline's quality report uses.
     expect(h.order_margin).toBe(DEPTH_ORDER_MARGIN);
     const problems = [check('depth:absrel', h.absrel, TARGETS.depthAbsRel, 'max')];
+    const beyondReach: string[] = [];
     for (const [region, groups] of Object.entries(h.depth_order)) {
       for (const [group, v] of Object.entries(groups)) {
-        if (v.pairs > 0) problems.push(check(`depth:order:${region}:${group}`, v.accuracy, TARGETS.depthOrder, 'min'));
+        if (v.pairs === 0) continue;
+        // A region whose statistic misorders the pairs even on the true depth cannot be held to the
+        // target by any model (docs/perception.md, "Which pairs have a depth order": a table's box).
+        if (v.exact_depth_accuracy == null) throw new Error(`depth:order:${region}:${group}: the record has no exact_depth_accuracy (train_depth.py writes it)`);
+        if (v.exact_depth_accuracy < TARGETS.depthOrder) beyondReach.push(`${region}:${group}`);
+        else problems.push(check(`depth:order:${region}:${group}`, v.accuracy, TARGETS.depthOrder, 'min'));
       }
     }
+    // The true masks define the order, so every mask group is held to the target; of the boxes, those
+    // with furniture are out of reach (their exact-depth figures are in the record and the docs).
+    expect(beyondReach).toEqual(['box:all', 'box:furniture']);
     expect(Object.keys(h.depth_order.mask)).toEqual(expect.arrayContaining(['all', 'furniture', 'tabletop']));
     expect(problems.filter((p) => p !== null)).toEqual([]);
   });
