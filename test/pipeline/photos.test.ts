@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,7 +84,11 @@ describe('pipeline photos stage', () => {
       { tokenId: 9, logit: 2, box: normalised(mug) },
     ]);
     for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(REPO_ROOT, 'test/fixtures/perception/bert-uncased-tiny', f), join(models, FIXTURE_ANNOTATOR.detector, f));
-    const file = pipelineWithPhotos('layout', `  root: ${root}
+    // The folder is given through a symbolic link (as ../shared often is): its photos are inside
+    // their root once resolved, so the report shows them.
+    const linked = join(work, 'photos-link');
+    symlinkSync(root, linked);
+    const file = pipelineWithPhotos('layout', `  root: ${linked}
   detector: ${FIXTURE_ANNOTATOR.detector}
   models_dir: ${models}
   reference: ${join(root, '..', 'annotations.json')}

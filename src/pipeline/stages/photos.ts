@@ -10,6 +10,7 @@ import { PHOTOS_FILE, type PhotoObject, type PhotosSummary } from '../../formats
 import type { PipelineConfig } from '../../formats/pipeline.js';
 import { boxIou, xywhToXyxy } from '../../geometry/boxes.js';
 import { writeJsonAtomic } from '../../util/fs.js';
+import { confinedRealPath } from '../../util/confined.js';
 import { sha256File } from '../../util/hash.js';
 import type { Stage } from '../engine.js';
 import { failuresOf } from './annotate.js';
@@ -62,7 +63,16 @@ export function photosStage(config: PipelineConfig): Stage | null {
       if (r.interrupted) throw new Error('interrupted (annotated photos are kept in the journal; run again to resume)');
       const pred = await readCocoFile(join(ctx.dir, ANNOTATIONS_FILE));
       const reference = await readCocoFile(p.reference);
-      const imageOf = new Map(imported.items.map((i) => [i.id, resolve(i.root ?? p.root, i.image)]));
+      // Real paths, checked inside their dataset root: the report reads them with no root, so a root
+      // given through a symbolic link (../shared -> elsewhere) must not reach it as a linked path.
+      const imageOf = new Map(
+        await Promise.all(
+          imported.items.map(async (i): Promise<[string, string]> => {
+            const path = resolve(i.root ?? p.root, i.image);
+            return [i.id, await confinedRealPath(path, i.root ?? p.root).catch(() => path)];
+          }),
+        ),
+      );
       const objects = photoObjects(pred, reference, imageOf);
       const quality = annotationQuality(pred, reference);
       await writeJsonAtomic(join(ctx.dir, PHOTOS_FILE), { quality, objects });
