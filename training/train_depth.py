@@ -155,7 +155,7 @@ def evaluate(model: torch.nn.Module, data: dict, split: str) -> dict:
         'order_margin': g.ORDER_MARGIN,
         'depth_order': {region: {**{k: rate(v) for k, v in sorted(o.items()) if ':' not in k}, 'tabletop front/behind': rate(front_behind(o))} for region, o in order.items()},
         'depth_order_by_relation': {region: {k: rate(v) for k, v in sorted(o.items()) if ':' in k} for region, o in order.items()},
-        'protocol': f'full size (bilinear from the model output, as the port); prediction as depth (1 / disparity) scaled per image by median(true) / median(pred); AbsRel = mean |pred - true| / true and delta1 = share of pixels with max(pred/true, true/pred) < 1.25, per image, averaged over images; depth order over two-object scenes, regions = true masks or true boxes; pairs = those whose true median depths differ by at least {g.ORDER_MARGIN:.0%} of the nearer (a defined order), unordered = the others; exact_depth_accuracy = the same statistic on the true depth map (the most any model can reach in that region)',
+        'protocol': f'full size (bilinear from the model output, as the port); prediction as depth (1 / disparity) scaled per image by median(true) / median(pred); AbsRel = mean |pred - true| / true and delta1 = share of pixels with max(pred/true, true/pred) < 1.25, per image, averaged over images; depth order over two-object scenes, regions = true masks or true boxes; pairs = those whose true median depths differ by at least {g.ORDER_MARGIN:.0%} of the nearer (a defined order), unordered = the others; exact_depth_accuracy = the same statistic on the true depth map (what a perfect depth map gives in that region)',
     }
 
 

@@ -16,7 +16,7 @@ interface Rate {
   pairs: number;
   accuracy: number | null;
   unordered?: number;
-  /** The same statistic on the true depth map: the most any model can reach in that region. */
+  /** The same statistic on the true depth map: what a perfect depth map gives in that region. */
   exact_depth_accuracy?: number | null;
 }
 interface DetRecord {
