@@ -84,7 +84,7 @@ describe('pipeline photos stage', () => {
       { tokenId: 9, logit: 2, box: normalised(mug) },
     ]);
     for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(REPO_ROOT, 'test/fixtures/perception/bert-uncased-tiny', f), join(models, FIXTURE_ANNOTATOR.detector, f));
-    // The folder is given through a symbolic link (as ../shared often is): its photos are inside
+    // The folder is given through a symbolic link (as shared data folders often are): its photos are inside
     // their root once resolved, so the report shows them.
     const linked = join(work, 'photos-link');
     symlinkSync(root, linked);

@@ -64,12 +64,13 @@ export function photosStage(config: PipelineConfig): Stage | null {
       const pred = await readCocoFile(join(ctx.dir, ANNOTATIONS_FILE));
       const reference = await readCocoFile(p.reference);
       // Real paths, checked inside their dataset root: the report reads them with no root, so a root
-      // given through a symbolic link (../shared -> elsewhere) must not reach it as a linked path.
+      // given through a symbolic link must not reach it as a linked path.
       const imageOf = new Map(
         await Promise.all(
           imported.items.map(async (i): Promise<[string, string]> => {
-            const path = resolve(i.root ?? p.root, i.image);
-            return [i.id, await confinedRealPath(path, i.root ?? p.root).catch(() => path)];
+            const root = i.root ?? p.root;
+            const path = resolve(root, i.image);
+            return [i.id, await confinedRealPath(path, root).catch(() => path)];
           }),
         ),
       );
