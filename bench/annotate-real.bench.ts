@@ -7,8 +7,12 @@
  * then ZoeDepth depth-only on the first --zoe-photos photos, both pipelines. Run by name only:
  *
  *   npm run bench -- annotate-real [--photos N] [--threads N] [--device cpu|cuda] [--zoe-photos N]
- *     [--no-python] [--no-int8] [--no-low-memory] [--no-flush-denormals] [--steps] [--synthetic N]
+ *     [--no-python] [--no-int8] [--no-all-loaded] [--no-flush-denormals] [--steps] [--synthetic N]
  *     [--models-dir DIR]
+ *
+ * `gsr_fp32` is `gsr annotate`'s default (one model at a time for real-size models), the run the
+ * memory and speed comparisons with the reference (`default_vs_python`) are about; `gsr_fp32_all_loaded`
+ * keeps every model loaded (`--no-low-memory`).
  *
  * `--steps` adds the speed-up steps' measurements (session options, pipelining) on the first photos.
  * Every run is a fresh process (its peak RSS is its own). Needs GSR_BENCH_PYTHON (default python3)
@@ -112,7 +116,7 @@ export default async function bench() {
       'models-dir': { type: 'string', default: process.env.GSR_REAL_MODELS_DIR ?? join(repo, '.cache', 'real-models') },
       'no-python': { type: 'boolean', default: false },
       'no-int8': { type: 'boolean', default: false },
-      'no-low-memory': { type: 'boolean', default: false },
+      'no-all-loaded': { type: 'boolean', default: false },
       'no-flush-denormals': { type: 'boolean', default: false },
       steps: { type: 'boolean', default: false },
       synthetic: { type: 'string', default: '0' },
@@ -121,7 +125,8 @@ export default async function bench() {
   const modelsDir = a['models-dir']!;
   const threads = Number(a.threads);
   const device = a.device as 'cpu' | 'cuda';
-  const built = ['grounding-dino-tiny', 'sam-vit-base', 'depth-anything-v2-small', 'zoedepth-nyu-kitti'].filter((id) => !existsSync(join(modelsDir, id, 'built.json')));
+  const needed = ['grounding-dino-tiny', 'sam-vit-base', 'depth-anything-v2-small', ...(Number(a['zoe-photos']) > 0 ? ['zoedepth-nyu-kitti'] : [])];
+  const built = needed.filter((id) => !existsSync(join(modelsDir, id, 'built.json')));
   if (built.length > 0) throw new Error(`real-size models missing in ${modelsDir}: ${built.join(', ')}; run npm run bench:models`);
 
   const dir = mkdtempSync(join(tmpdir(), 'gsr-annotate-real-'));
@@ -139,9 +144,8 @@ export default async function bench() {
     writeFileSync(manifest, readFileSync(manifest, 'utf8').trim().split('\n').slice(0, photos.length).join('\n') + '\n');
     const models = { detector: 'grounding-dino-tiny', segmenter: 'sam-vit-base', depth: 'depth-anything-v2-small' };
     const pad = gdPad(modelsDir);
-    // Every run but the low-memory one keeps all models loaded (lowMemory: false), as the figures in
-    // docs/perception.md were measured before one-model-at-a-time became the default.
-    const base = { mode: 'annotate', manifest, modelsDir, device, threads, ...models, params: { pad_size: `${pad[0]}x${pad[1]}` }, lowMemory: false };
+    // lowMemory unset: `gsr annotate`'s own default decides (one model at a time for these models).
+    const base = { mode: 'annotate', manifest, modelsDir, device, threads, ...models, params: { pad_size: `${pad[0]}x${pad[1]}` } };
     const result: Record<string, unknown> = {
       photos: photos.length,
       images: sample ? "the What'sUp sample photos" : 'rendered scenes, 1127x843 (the What\'sUp sample photos are not beside the repository)',
@@ -153,12 +157,13 @@ export default async function bench() {
     };
     const step = (label: string) => process.stderr.write(`  ${label} (load ${load().join(' ')})\n`);
 
-    step(`gsr fp32, ${photos.length} photos`);
+    step(`gsr fp32 (the default), ${photos.length} photos`);
     const gsr = worker({ ...base, outDir: join(dir, 'gsr-fp32'), precision: 'fp32' });
     result.gsr_fp32 = gsr;
-    if (!a['no-low-memory']) {
-      step(`gsr fp32 --low-memory, ${photos.length} photos`);
-      result.gsr_fp32_low_memory = worker({ ...base, outDir: join(dir, 'gsr-fp32-low'), precision: 'fp32', lowMemory: true });
+    if (!a['no-all-loaded']) {
+      step(`gsr fp32 --no-low-memory, ${photos.length} photos`);
+      result.gsr_fp32_all_loaded = worker({ ...base, outDir: join(dir, 'gsr-fp32-all'), precision: 'fp32', lowMemory: false });
+      result.all_loaded_same_outputs_as_fp32 = sameOutputs(join(dir, 'gsr-fp32'), join(dir, 'gsr-fp32-all'));
     }
     if (!a['no-flush-denormals']) {
       step(`gsr fp32 --flush-denormals, ${photos.length} photos`);
@@ -171,16 +176,22 @@ export default async function bench() {
       const ref = py(['run', jobPath]) as Figures;
       result.python_reference = ref;
       result.gsr_fp32_vs_python = ratio(gsr.images_per_second, ref.images_per_second);
+      // Issue 38's acceptance: the default against the reference, speed and peak memory, this run.
+      result.default_vs_python = {
+        speed: result.gsr_fp32_vs_python,
+        peak_rss_mib: { gsr_default: gsr.peak_rss_mib, python_reference: ref.peak_rss_mib },
+        peak_rss_ratio: ratio(gsr.peak_rss_mib, ref.peak_rss_mib),
+      };
       result.parity_fp32 = judged(py(['compare', jobPath, join(dir, 'gsr-fp32'), join(dir, 'ref')]) as unknown as Parity);
       const flush = result.gsr_fp32_flush_denormals as Figures | undefined;
       if (flush) {
         result.gsr_fp32_flush_denormals_vs_python = ratio(flush.images_per_second, ref.images_per_second);
         result.parity_fp32_flush_denormals = judged(py(['compare', jobPath, join(dir, 'gsr-fp32-flush'), join(dir, 'ref')]) as unknown as Parity);
       }
-      const low = result.gsr_fp32_low_memory as Figures | undefined;
-      if (low) {
-        result.gsr_fp32_low_memory_vs_python = ratio(low.images_per_second, ref.images_per_second);
-        result.parity_fp32_low_memory = judged(py(['compare', jobPath, join(dir, 'gsr-fp32-low'), join(dir, 'ref')]) as unknown as Parity);
+      const all = result.gsr_fp32_all_loaded as Figures | undefined;
+      if (all) {
+        result.gsr_fp32_all_loaded_vs_python = ratio(all.images_per_second, ref.images_per_second);
+        result.parity_fp32_all_loaded = judged(py(['compare', jobPath, join(dir, 'gsr-fp32-all'), join(dir, 'ref')]) as unknown as Parity);
       }
       if (!a['no-int8']) {
         step('gsr int8');
@@ -223,7 +234,7 @@ export default async function bench() {
       await synthesizeDataset({ out: syn, count: synthetic, seed: 7, width: 640, height: 480, format: 'png' });
       result.synthetic = worker({ ...base, manifest: join(syn, 'manifest.jsonl'), outDir: join(dir, 'gsr-syn'), precision: 'fp32' });
     }
-    const parity = [result.parity_fp32, result.parity_fp32_low_memory, result.parity_fp32_flush_denormals, (result.zoedepth as { parity_fp32?: Parity } | undefined)?.parity_fp32].filter(Boolean) as Parity[];
+    const parity = [result.parity_fp32, result.parity_fp32_all_loaded, result.parity_fp32_flush_denormals, (result.zoedepth as { parity_fp32?: Parity } | undefined)?.parity_fp32].filter(Boolean) as Parity[];
     if (parity.some((p) => !p.agree)) {
       process.exitCode = 1;
       process.stderr.write('annotate-real: gsr-bench and the Python reference disagree beyond the parity tolerances (see parity_fp32)\n');
@@ -245,7 +256,7 @@ function steps(base: Record<string, unknown>, dir: string, photos: number): Reco
   const variants: Record<string, Record<string, unknown>> = {
     default: {},
     memory_pattern_on: { session: { memoryPattern: true } },
-    low_memory: { lowMemory: true },
+    all_loaded: { lowMemory: false },
     graph_optimization_basic: { session: { graphOptimization: 'basic' } },
     memory_arena_off: { session: { memoryArena: false } },
     flush_denormals: { session: { denormalAsZero: true } },

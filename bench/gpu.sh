@@ -53,7 +53,7 @@ if [ "$device" = cuda ]; then
 fi
 status=0
 npm run -s bench -- annotate-real --device "$device" --photos "$photos" --synthetic "$synthetic" \
-  --no-python --zoe-photos 0 --no-int8 --no-low-memory --no-flush-denormals >&2 || status=$?
+  --no-python --zoe-photos 0 --no-int8 --no-all-loaded --no-flush-denormals >&2 || status=$?
 [ -z "$sampler" ] || kill "$sampler" 2>/dev/null || true
 
 GPU_LOG="$gpu_log" NOTE="$note" node -e '
