@@ -8,8 +8,9 @@
  *
  *   npm run bench -- annotate-real [--photos N] [--threads N] [--device cpu|cuda] [--zoe-photos N]
  *     [--no-python] [--no-int8] [--no-all-loaded] [--no-flush-denormals] [--steps] [--synthetic N]
- *     [--models-dir DIR]
+ *     [--models-dir DIR] [--keep DIR]
  *
+ * `--keep DIR` leaves every run's outputs (annotations, depth PNGs, the reference's results) in DIR.
  * `gsr_fp32` is `gsr annotate`'s default (one model at a time for real-size models), the run the
  * memory and speed comparisons with the reference (`default_vs_python`) are about; `gsr_fp32_all_loaded`
  * keeps every model loaded (`--no-low-memory`).
@@ -120,6 +121,7 @@ export default async function bench() {
       'no-flush-denormals': { type: 'boolean', default: false },
       steps: { type: 'boolean', default: false },
       synthetic: { type: 'string', default: '0' },
+      keep: { type: 'string' },
     },
   });
   const modelsDir = a['models-dir']!;
@@ -129,7 +131,8 @@ export default async function bench() {
   const built = needed.filter((id) => !existsSync(join(modelsDir, id, 'built.json')));
   if (built.length > 0) throw new Error(`real-size models missing in ${modelsDir}: ${built.join(', ')}; run npm run bench:models`);
 
-  const dir = mkdtempSync(join(tmpdir(), 'gsr-annotate-real-'));
+  if (a.keep) mkdirSync(a.keep, { recursive: true });
+  const dir = a.keep ? mkdtempSync(join(a.keep, 'run-')) : mkdtempSync(join(tmpdir(), 'gsr-annotate-real-'));
   try {
     const sample = sharedPath('whatsupSample');
     let manifest = join(dir, 'photos.jsonl');
@@ -241,7 +244,8 @@ export default async function bench() {
     }
     return result;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (a.keep) process.stderr.write(`annotate-real: outputs kept in ${dir}\n`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 
