@@ -179,7 +179,7 @@ export default async function bench() {
       const ref = py(['run', jobPath]) as Figures;
       result.python_reference = ref;
       result.gsr_fp32_vs_python = ratio(gsr.images_per_second, ref.images_per_second);
-      // Issue 38's acceptance: the default against the reference, speed and peak memory, this run.
+      // The default against the reference, speed and peak memory, from this one run (docs/perception.md).
       result.default_vs_python = {
         speed: result.gsr_fp32_vs_python,
         peak_rss_mib: { gsr_default: gsr.peak_rss_mib, python_reference: ref.peak_rss_mib },
