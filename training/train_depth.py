@@ -3,7 +3,7 @@ nearer), on the exact depth of scenes rendered by training/make-data.ts; evaluat
 held-out scenes; exports ONNX, checks the export against PyTorch, writes the parity fixture, the
 training record and the manifest's size and sha256 (training/README.md).
 
-  nice -n 19 /work/venv/bin/python training/train_depth.py [--seed 0] [--steps 6000] [--object-loss 3] [--out models/gsr-synth-depth]
+  nice -n 19 /work/venv/bin/python training/train_depth.py [--seed 0] [--steps 9000] [--object-loss 3] [--out models/gsr-synth-depth]
 """
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ MAX_ENTITIES = 8
 OBJECT_LOSS = 3.0
 # Encoder widths at strides 4-32 and the decoder's at strides 16 and 8 (DepthNet, training/gsr_synth.py):
 # wider than the detector's, for the depth targets of docs/perception.md.
-WIDTHS = (32, 64, 96, 128)
-MIDS = (96, 64)
+WIDTHS = (32, 64, 112, 160)
+MIDS = (112, 64)
 
 
 def batch(data: dict, idx: np.ndarray, rng: np.random.Generator):
@@ -191,7 +191,7 @@ def main() -> None:
         ap.add_argument('--coords', action='store_true', help='give the encoder each cell\'s position (Encoder, training/gsr_synth.py)')
         ap.add_argument('--widths', type=ints, default=WIDTHS, help='encoder widths at strides 4, 8, 16, 32 (comma-separated)')
         ap.add_argument('--mids', type=ints, default=MIDS, help='decoder widths at strides 16 and 8 (comma-separated)')
-    a = g.parse_args(MODEL_ID, 'depth-parity.json', batch=8, steps=6000, extra=extra)
+    a = g.parse_args(MODEL_ID, 'depth-parity.json', batch=8, steps=9000, extra=extra)
     clock = g.Clock()
     torch.set_num_threads(a.threads)
     rng = g.set_seed(a.seed)

@@ -43,8 +43,7 @@ const TARGETS = {
  * "Targets": what was reached). Keyed as the checks below name them.
  */
 const SHORTFALLS: Record<string, number> = {
-  'depth:absrel': 0.0533252283539623,
-  'depth:order:box:tabletop': 0.9421487603305785,
+  'depth:order:mask:furniture': 0.9423076923076923,
 };
 
 /** One figure: at least (or at most) its target, or a listed shortfall that still holds its recorded value. */
