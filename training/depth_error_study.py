@@ -14,12 +14,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
-import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gsr_synth as g  # noqa: E402
-from train_depth import full_size  # noqa: E402
+from depth_order_study import heldout_predictions  # noqa: E402
 
 EDGE_WINDOW = 7
 EDGE_RATIO = 1.1
@@ -35,16 +33,9 @@ def window(a: np.ndarray, reduce) -> np.ndarray:
 
 
 def study(model: Path) -> dict:
-    sess = ort.InferenceSession(str(model), providers=['CPUExecutionProvider'])
-    data = g.load_split('heldout', depth='full')
     sums = {'edge': [0.0, 0], 'rest': [0.0, 0]}
     styles: dict[str, list] = {}
-    for i, s in enumerate(data['scenes']):
-        x = g.normalise(data['images'][i].transpose(1, 2, 0))[None]
-        disp = full_size(torch.from_numpy(sess.run(['predicted_depth'], {'pixel_values': x})[0]))[0]
-        gt = data['depth'][i].astype(np.float32)
-        pred = 1.0 / np.maximum(disp, 1e-6)
-        pred = pred * np.median(gt) / np.median(pred)
+    for s, _, gt, pred in heldout_predictions(model):
         err = np.abs(pred - gt) / gt
         edge = window(gt, np.max) / window(gt, np.min) > EDGE_RATIO
         for key, sel in (('edge', edge), ('rest', ~edge)):

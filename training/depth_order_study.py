@@ -27,18 +27,25 @@ from train_depth import full_size  # noqa: E402
 BINS = [0, 0.01, 0.02, 0.05, 0.1, 0.2, float('inf')]
 
 
-def study(model: Path) -> dict:
+def heldout_predictions(model: Path):
+    """For each held-out scene: the scene, the model's disparity at full size (the ONNX file run as
+    the port runs it), the true depth, and the prediction as depth scaled by median(true) /
+    median(predicted), as train_depth.py evaluates it."""
     sess = ort.InferenceSession(str(model), providers=['CPUExecutionProvider'])
     data = g.load_split('heldout', depth='full')
-    pairs, bias = [], {}
     for i, s in enumerate(data['scenes']):
-        if s['object'] is None:
-            continue
         x = g.normalise(data['images'][i].transpose(1, 2, 0))[None]
         disp = full_size(torch.from_numpy(sess.run(['predicted_depth'], {'pixel_values': x})[0]))[0]
         gt = data['depth'][i].astype(np.float32)
         pred = 1.0 / np.maximum(disp, 1e-6)
-        pred = pred * np.median(gt) / np.median(pred)
+        yield s, disp, gt, pred * np.median(gt) / np.median(pred)
+
+
+def study(model: Path) -> dict:
+    pairs, bias = [], {}
+    for s, disp, gt, pred in heldout_predictions(model):
+        if s['object'] is None:
+            continue
         labels = g.read_labels('heldout', s['id'])
         boxes = {o['entity']: o['bbox'] for o in s['objects']}
         row = {'style': s['style'], 'relation': s['relation']}
