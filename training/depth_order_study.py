@@ -48,7 +48,7 @@ def study(model: Path) -> dict:
             continue
         labels = g.read_labels('heldout', s['id'])
         boxes = {o['entity']: o['bbox'] for o in s['objects']}
-        row = {'style': s['style'], 'relation': s['relation']}
+        row = {'id': s['id'], 'style': s['style'], 'relation': s['relation']}
         for e, role in ((1, 'subject'), (2, 'object'), (0, 'background')):
             m = labels == e
             bias.setdefault(f"{s['style']}:{role}", []).append(float(np.median(np.log(pred[m] / gt[m]))))
@@ -94,6 +94,10 @@ def study(model: Path) -> dict:
         'by_relation': by_relation,
         'by_true_difference': by_difference,
         'bias_median_log_pred_over_true': {k: float(np.median(v)) for k, v in sorted(bias.items())},
+        # Which pairs with an order the model gets wrong in the masks: the same pairs across trainings are
+        # the hard ones, others the seed's (docs/perception.md, "Which pairs have a depth order").
+        'wrong_in_masks': [{'id': r['id'], 'style': r['style'], 'relation': r['relation'], 'true_relative_difference': abs(r['subject']['true'] - r['object']['true']) / min(r['subject']['true'], r['object']['true'])}
+                           for r in pairs if g.true_order(r['subject']['true'], r['object']['true']) != 0 and (r['subject']['mask'] > r['object']['mask']) != (r['subject']['true'] < r['object']['true'])],
     }
 
 
@@ -112,6 +116,7 @@ def main() -> None:
     for k, v in {**r['by_relation'], **r['by_true_difference']}.items():
         print(f"| {k} | {v['pairs']} | {pct(v['median_abs_relative_difference'])} | {pct(v['subject_truly_nearer'])} | {pct(v['order_right_mask'])} | {pct(v['order_right_box'])} | {v['ordered_pairs']} | {pct(v['order_right_mask_ordered'])} |")
     print('bias, median log(pred / true):', json.dumps({k: round(v, 3) for k, v in r['bias_median_log_pred_over_true'].items()}))
+    print('ordered wrong in the masks:', ', '.join(f"{w['id']} ({w['style']} {w['relation']}, {100 * w['true_relative_difference']:.1f}%)" for w in r['wrong_in_masks']))
 
 
 if __name__ == '__main__':
