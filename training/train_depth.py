@@ -91,15 +91,15 @@ def order_loss(pred_log: torch.Tensor, gt_log: torch.Tensor, cells: torch.Tensor
     inverse depths over their cells at least log(1 + ORDER_MARGIN) apart), a hinge on the predicted
     gap: zero once the prediction sets them apart in the true order by ORDER_HINGE of their true gap
     or more, else the shortfall. Scale-invariant, and silent on the pairs already well ordered."""
-    pred, true, counts = [], [], []
+    pred, true, present = [], [], []
     for e in (1, 2):
         inside = (cells == e).to(pred_log.dtype)
-        counts.append(inside.sum((1, 2)).clamp(min=1))
-        pred.append((inside * pred_log).sum((1, 2)) / counts[-1])
-        true.append((inside * gt_log).sum((1, 2)) / counts[-1])
+        count = inside.sum((1, 2))
+        present.append(count > 0)
+        pred.append((inside * pred_log).sum((1, 2)) / count.clamp(min=1))
+        true.append((inside * gt_log).sum((1, 2)) / count.clamp(min=1))
     gap = true[0] - true[1]
-    present = ((cells == 1).flatten(1).any(1) & (cells == 2).flatten(1).any(1))
-    ordered = (present & (gap.abs() >= np.log1p(g.ORDER_MARGIN))).to(pred_log.dtype)
+    ordered = (present[0] & present[1] & (gap.abs() >= np.log1p(g.ORDER_MARGIN))).to(pred_log.dtype)
     shortfall = F.relu(ORDER_HINGE * gap.abs() - torch.sign(gap) * (pred[0] - pred[1]))
     return (shortfall * ordered).sum() / ordered.sum().clamp(min=1)
 
