@@ -41,6 +41,16 @@ def heldout_predictions(model: Path):
         yield s, disp, gt, pred * np.median(gt) / np.median(pred)
 
 
+def true_difference(r: dict) -> float:
+    """The subject's true median depth minus the object's, as a share of the nearer one."""
+    return (r['subject']['true'] - r['object']['true']) / min(r['subject']['true'], r['object']['true'])
+
+
+def order_right(r: dict, region: str) -> bool:
+    """Whether the median predicted inverse depths in `region` order the pair as the true depths do."""
+    return (r['subject'][region] > r['object'][region]) == (r['subject']['true'] < r['object']['true'])
+
+
 def study(model: Path) -> dict:
     pairs, bias = [], {}
     for s, disp, gt, pred in heldout_predictions(model):
@@ -64,14 +74,14 @@ def study(model: Path) -> dict:
         pairs.append(row)
 
     def summary(rows: list[dict]) -> dict:
-        rel = np.array([(r['subject']['true'] - r['object']['true']) / min(r['subject']['true'], r['object']['true']) for r in rows])
+        rel = np.array([true_difference(r) for r in rows])
         out = {'pairs': len(rows), 'median_abs_relative_difference': float(np.median(np.abs(rel))), 'subject_truly_nearer': float(np.mean(rel < 0))}
         for region in ('mask', 'box'):
-            right = [(r['subject'][region] > r['object'][region]) == (r['subject']['true'] < r['object']['true']) for r in rows if r['subject']['true'] != r['object']['true']]
+            right = [order_right(r, region) for r in rows if r['subject']['true'] != r['object']['true']]
             out[f'order_right_{region}'] = float(np.mean(right)) if right else None
         ordered = [r for r in rows if g.true_order(r['subject']['true'], r['object']['true']) != 0]
         out['ordered_pairs'] = len(ordered)
-        out['order_right_mask_ordered'] = float(np.mean([(r['subject']['mask'] > r['object']['mask']) == (r['subject']['true'] < r['object']['true']) for r in ordered])) if ordered else None
+        out['order_right_mask_ordered'] = float(np.mean([order_right(r, 'mask') for r in ordered])) if ordered else None
         return out
 
     by_relation = {}
@@ -82,7 +92,7 @@ def study(model: Path) -> dict:
     by_difference = {}
     for style in ('tabletop', 'furniture'):
         rows = [r for r in pairs if r['style'] == style]
-        d = np.array([abs(r['subject']['true'] - r['object']['true']) / min(r['subject']['true'], r['object']['true']) for r in rows])
+        d = np.array([abs(true_difference(r)) for r in rows])
         for lo, hi in zip(BINS[:-1], BINS[1:]):
             sel = [r for r, v in zip(rows, d) if lo <= v < hi]
             if sel:
@@ -96,8 +106,8 @@ def study(model: Path) -> dict:
         'bias_median_log_pred_over_true': {k: float(np.median(v)) for k, v in sorted(bias.items())},
         # Which pairs with an order the model gets wrong in the masks: the same pairs across trainings are
         # the hard ones, others the seed's (docs/perception.md, "Which pairs have a depth order").
-        'wrong_in_masks': [{'id': r['id'], 'style': r['style'], 'relation': r['relation'], 'true_relative_difference': abs(r['subject']['true'] - r['object']['true']) / min(r['subject']['true'], r['object']['true'])}
-                           for r in pairs if g.true_order(r['subject']['true'], r['object']['true']) != 0 and (r['subject']['mask'] > r['object']['mask']) != (r['subject']['true'] < r['object']['true'])],
+        'wrong_in_masks': [{'id': r['id'], 'style': r['style'], 'relation': r['relation'], 'true_relative_difference': abs(true_difference(r))}
+                           for r in pairs if g.true_order(r['subject']['true'], r['object']['true']) != 0 and not order_right(r, 'mask')],
     }
 
 
