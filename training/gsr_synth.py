@@ -22,7 +22,8 @@ import torch.nn.functional as F
 from PIL import Image
 
 REPO = Path(__file__).resolve().parent.parent
-CACHE = REPO / '.cache' / 'gsr-synth'
+# GSR_SYNTH_CACHE: another folder make-data.ts rendered, such as a fresh held-out set (training/README.md).
+CACHE = Path(os.environ.get('GSR_SYNTH_CACHE') or REPO / '.cache' / 'gsr-synth').resolve()
 
 # The port's input: every image stretched to this size with PIL's bilinear resize (as the port's
 # resizePilRgb), /255, ImageNet mean/std, CHW. The synthetic scenes are 640x480, so they halve.
@@ -237,8 +238,26 @@ class DepthNet(nn.Module):
         self.up2 = nn.Sequential(nn.Upsample(scale_factor=2, mode='bilinear', align_corners=False), conv_bn(out, out // 2))
         self.out = nn.Conv2d(out // 2, 1, 3, 1, 1)
 
+    def log_disparity(self, x):
+        return self.out(self.up2(self.dec(*self.enc(x))))[:, 0]
+
     def forward(self, x):
-        return torch.exp(self.out(self.up2(self.dec(*self.enc(x)))))[:, 0]
+        return torch.exp(self.log_disparity(x))
+
+
+class FlipAveraged(nn.Module):
+    """What gsr-synth-depth's ONNX file computes: a DepthNet on the picture and on its mirror image in
+    one batch, the mirrored prediction flipped back, the two averaged in log (a geometric mean of the
+    inverse depths). Same input and output as the DepthNet, same weights, about twice its compute
+    (docs/perception.md, "Which pairs have a depth order")."""
+
+    def __init__(self, net: DepthNet):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        both = self.net.log_disparity(torch.cat([x, x.flip(-1)]))
+        return torch.exp(0.5 * (both[:1] + both[1:].flip(-1)))
 
 
 # ---------------------------------------------------------------- detector decoding (the port's)

@@ -10,7 +10,11 @@
  *   <out>/parity/<id>.png           a few held-out pictures without JPEG loss, for the ONNX parity fixture
  *
  * Each scene depends only on (seed, index), as in `gsr dataset synth`. Run:
- *   npx tsx training/make-data.ts [--out .cache/gsr-synth] [--train 5000] [--heldout 500]
+ *   npx tsx training/make-data.ts [--out .cache/gsr-synth] [--train 5000] [--heldout 500] [--heldout-seed 2002]
+ *
+ * Another held-out seed renders a fresh set, for checking a model on scenes no choice was made on:
+ *   npx tsx training/make-data.ts --out .cache/gsr-synth-confirm --train 0 --heldout-seed 3003
+ * (training/evaluate_depth.py with GSR_SYNTH_CACHE=.cache/gsr-synth-confirm; training/README.md).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -64,13 +68,25 @@ async function writeSplit(out: string, split: string, seed: number, count: numbe
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { out: { type: 'string', default: '.cache/gsr-synth' }, train: { type: 'string', default: '5000' }, heldout: { type: 'string', default: '500' } } });
+  const { values } = parseArgs({
+    options: {
+      out: { type: 'string', default: '.cache/gsr-synth' },
+      train: { type: 'string', default: '5000' },
+      heldout: { type: 'string', default: '500' },
+      'heldout-seed': { type: 'string', default: String(HELDOUT_SEED) },
+    },
+  });
   const out = values.out!;
+  const heldoutSeed = Number(values['heldout-seed']);
+  // The demo's scenes (seed 1) and the training scenes must not be held out.
+  if (!Number.isSafeInteger(heldoutSeed) || heldoutSeed < 0 || heldoutSeed === TRAIN_SEED || heldoutSeed === 1) {
+    throw new Error(`--heldout-seed must be a non-negative integer other than ${TRAIN_SEED} (training) and 1 (the demo), got ${values['heldout-seed']}`);
+  }
   const parityDir = join(out, 'parity');
   await mkdir(parityDir, { recursive: true });
-  await writeSplit(out, 'heldout', HELDOUT_SEED, Number(values.heldout), parityDir);
+  await writeSplit(out, 'heldout', heldoutSeed, Number(values.heldout), parityDir);
   await writeSplit(out, 'train', TRAIN_SEED, Number(values.train));
-  await writeFile(join(out, 'settings.json'), JSON.stringify({ width: WIDTH, height: HEIGHT, train: { seed: TRAIN_SEED, count: Number(values.train) }, heldout: { seed: HELDOUT_SEED, count: Number(values.heldout) } }, null, 2) + '\n');
+  await writeFile(join(out, 'settings.json'), JSON.stringify({ width: WIDTH, height: HEIGHT, train: { seed: TRAIN_SEED, count: Number(values.train) }, heldout: { seed: heldoutSeed, count: Number(values.heldout) } }, null, 2) + '\n');
 }
 
 await main();

@@ -4,6 +4,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { GsrError, errorMessage } from '../util/errors.js';
@@ -16,7 +17,7 @@ export { ort };
 
 export interface SessionOptions {
   device: Device;
-  /** Intra-op threads; 0 or absent: 1 for a model file under {@link SMALL_MODEL_BYTES}, else onnxruntime's choice. */
+  /** Intra-op threads; 0 or absent: {@link cpuThreads}'s choice. */
   threads?: number;
   tuning?: SessionTuning;
 }
@@ -35,8 +36,11 @@ interface CacheEntry {
 const cache = new Map<string, CacheEntry>();
 let cudaNoticeShown = false;
 
-/** onnxruntime's session options for a provider, threads and tuning. Pure. */
-export function ortOptions(provider: 'cpu' | 'cuda', threads?: number, tuning: SessionTuning = {}): ort.InferenceSession.SessionOptions {
+/**
+ * onnxruntime's session options for a provider, threads and tuning; `spin: false` makes waiting
+ * intra-op threads sleep instead of spinning. Pure.
+ */
+export function ortOptions(provider: 'cpu' | 'cuda', threads?: number, tuning: SessionTuning = {}, spin = true): ort.InferenceSession.SessionOptions {
   const o: ort.InferenceSession.SessionOptions = {
     executionProviders: [provider],
     graphOptimizationLevel: tuning.graphOptimization ?? 'all',
@@ -46,21 +50,26 @@ export function ortOptions(provider: 'cpu' | 'cuda', threads?: number, tuning: S
   };
   if (threads && threads > 0) o.intraOpNumThreads = threads;
   if (tuning.interOpThreads && tuning.interOpThreads > 0) o.interOpNumThreads = tuning.interOpThreads;
-  if (tuning.denormalAsZero) o.extra = { session: { set_denormal_as_zero: '1' } };
+  const session: Record<string, unknown> = {};
+  if (tuning.denormalAsZero) session.set_denormal_as_zero = '1';
+  if (!spin) session.intra_op = { allow_spinning: '0' };
+  if (Object.keys(session).length > 0) o.extra = { session };
   return o;
 }
 
 /**
- * Model files below this size run on one intra-op thread on the CPU unless threads are asked for: the
- * shipped gsr-synth models (1.5 MB) take milliseconds an image, and a second thread spent more time
- * spinning between runs than it saved (docs/perception.md, "Threads for small models").
+ * Model files below this size run on the CPU with at most SMALL_MODEL_THREADS intra-op threads unless
+ * threads are asked for, and those threads sleep while they wait: the shipped gsr-synth models take
+ * milliseconds an image, and spinning threads spent more CPU between runs than they saved on a
+ * shared machine (docs/perception.md, "Threads for small models").
  */
 export const SMALL_MODEL_BYTES = 16 * 2 ** 20;
+export const SMALL_MODEL_THREADS = 2;
 
-/** Intra-op threads for a CPU session: the asked number, else 1 for a small model file, else onnxruntime's choice. */
-export function cpuThreads(asked: number | undefined, fileBytes: number): number | undefined {
+/** Intra-op threads for a CPU session: the asked number, else up to SMALL_MODEL_THREADS for a small model file, else onnxruntime's choice. */
+export function cpuThreads(asked: number | undefined, fileBytes: number, cores = availableParallelism()): number | undefined {
   if (asked && asked > 0) return asked;
-  return fileBytes < SMALL_MODEL_BYTES ? 1 : undefined;
+  return fileBytes < SMALL_MODEL_BYTES ? Math.min(SMALL_MODEL_THREADS, cores) : undefined;
 }
 
 /**
@@ -102,8 +111,9 @@ async function create(path: string, opts: SessionOptions): Promise<OpenedSession
     }
   }
   try {
-    const threads = cpuThreads(opts.threads, statSync(path).size);
-    return { session: await ort.InferenceSession.create(path, ortOptions('cpu', threads, opts.tuning)), device: 'cpu' };
+    const bytes = statSync(path).size;
+    const o = ortOptions('cpu', cpuThreads(opts.threads, bytes), opts.tuning, bytes >= SMALL_MODEL_BYTES);
+    return { session: await ort.InferenceSession.create(path, o), device: 'cpu' };
   } catch (err) {
     throw new GsrError(`cannot load ONNX model ${path}: ${errorMessage(err).split('\n')[0]}`);
   }

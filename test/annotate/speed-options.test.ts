@@ -36,6 +36,9 @@ describe('session options and precision (pure)', () => {
     // Flushing denormals is opt-in (it changes results below float32's normal range).
     expect(ortOptions('cpu', 2, { denormalAsZero: true }).extra).toEqual({ session: { set_denormal_as_zero: '1' } });
     expect(ortOptions('cpu', 2, { denormalAsZero: false }).extra).toBeUndefined();
+    // Threads that sleep while they wait (the small models' sessions), alone and with denormals flushed.
+    expect(ortOptions('cpu', 2, {}, false).extra).toEqual({ session: { intra_op: { allow_spinning: '0' } } });
+    expect(ortOptions('cpu', 2, { denormalAsZero: true }, false).extra).toEqual({ session: { set_denormal_as_zero: '1', intra_op: { allow_spinning: '0' } } });
   });
 
   it('int8 is <stem>.int8.onnx beside an .onnx file; other files and fp32 are unchanged', () => {

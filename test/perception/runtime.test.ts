@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cpuThreads, cudaProviderInstalled, openSession, releaseSession, SMALL_MODEL_BYTES } from '../../src/perception/runtime.js';
+import { cpuThreads, cudaProviderInstalled, openSession, releaseSession, SMALL_MODEL_BYTES, SMALL_MODEL_THREADS } from '../../src/perception/runtime.js';
 import { GsrError } from '../../src/util/errors.js';
 import { FASTESTDET_TINY } from './paths.js';
 
@@ -39,11 +39,12 @@ describe('onnxruntime sessions', () => {
 });
 
 describe('intra-op threads', () => {
-  it('asked threads win; otherwise one thread for a model file under 16 MB, onnxruntime decides above', () => {
+  it('asked threads win; otherwise up to two threads for a model file under 16 MB (one on one core), onnxruntime decides above', () => {
     expect(cpuThreads(3, 1000)).toBe(3);
-    expect(cpuThreads(undefined, 1_500_000)).toBe(1);
-    expect(cpuThreads(0, SMALL_MODEL_BYTES - 1)).toBe(1);
-    expect(cpuThreads(undefined, SMALL_MODEL_BYTES)).toBeUndefined();
+    expect(cpuThreads(undefined, 1_500_000, 2)).toBe(2);
+    expect(cpuThreads(undefined, 1_500_000, 16)).toBe(SMALL_MODEL_THREADS);
+    expect(cpuThreads(0, SMALL_MODEL_BYTES - 1, 1)).toBe(1);
+    expect(cpuThreads(undefined, SMALL_MODEL_BYTES, 16)).toBeUndefined();
     expect(cpuThreads(2, 400 * 2 ** 20)).toBe(2);
   });
 });
