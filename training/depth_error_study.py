@@ -8,7 +8,6 @@ plane in log depth (a + b row + c column: the camera's pitch and height) is take
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -59,10 +58,7 @@ def study(model: Path) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    ap.add_argument('--model', default=str(g.REPO / 'models' / 'gsr-synth-depth' / 'model.onnx'))
-    ap.add_argument('--json', help='also write the figures here')
-    a = ap.parse_args()
+    a = g.depth_model_args(__doc__.split('\n\n')[0])
     out = study(Path(a.model))
     if a.json:
         g.write_json(Path(a.json), out)

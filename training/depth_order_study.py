@@ -10,7 +10,6 @@ median(true) / median(predicted) as train_depth.py evaluates it.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -112,10 +111,7 @@ def study(model: Path) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--model', default=str(g.REPO / 'models' / 'gsr-synth-depth' / 'model.onnx'))
-    ap.add_argument('--json', help='also write the figures here')
-    a = ap.parse_args()
+    a = g.depth_model_args()
     torch.set_num_threads(1)
     r = study(Path(a.model))
     if a.json:

@@ -7,7 +7,6 @@ in the true masks and boxes). With GSR_SYNTH_CACHE set to another folder make-da
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -37,10 +36,7 @@ class OnnxDepth:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--model', default=str(g.REPO / 'models' / 'gsr-synth-depth' / 'model.onnx'))
-    ap.add_argument('--json', help='also write the figures here')
-    a = ap.parse_args()
+    a = g.depth_model_args()
     torch.set_num_threads(1)
     settings = json.loads((g.CACHE / 'settings.json').read_text())
     metrics = evaluate(OnnxDepth(Path(a.model)), g.load_split('heldout', depth='full'), 'heldout')

@@ -382,6 +382,14 @@ def write_json(path: Path, value) -> None:
 
 # ---------------------------------------------------------------- the training run both scripts share
 
+def depth_model_args(description: str | None = None) -> argparse.Namespace:
+    """The depth study scripts' arguments: --model (default: the shipped depth model's ONNX file) and --json."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument('--model', default=str(REPO / 'models' / 'gsr-synth-depth' / 'model.onnx'))
+    ap.add_argument('--json', help='also write the figures here')
+    return ap.parse_args()
+
+
 def parse_args(model_id: str, fixture: str, batch: int, steps: int, extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     if extra:
