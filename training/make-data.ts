@@ -25,9 +25,10 @@ import { entityStats } from '../src/datasets/synth/check.js';
 import { encodeImage, renderSyntheticScene } from '../src/datasets/synth/produce.js';
 import { sceneId } from '../src/datasets/synth/records.js';
 
-/** Seeds of the two sets; the demo (pipelines/demo.yaml) uses seed 1, so neither overlaps it. */
+/** Seeds of the two sets; the demo (pipelines/demo.yaml) uses DEMO_SEED, so neither overlaps it. */
 export const TRAIN_SEED = 1001;
 export const HELDOUT_SEED = 2002;
+const DEMO_SEED = 1;
 /** Held-out scenes also written losslessly for the parity fixture (the test renders them again). */
 export const PARITY_SCENES = 3;
 const WIDTH = 640;
@@ -77,16 +78,17 @@ async function main(): Promise<void> {
     },
   });
   const out = values.out!;
-  const heldoutSeed = Number(values['heldout-seed']);
-  // The demo's scenes (seed 1) and the training scenes must not be held out.
-  if (!Number.isSafeInteger(heldoutSeed) || heldoutSeed < 0 || heldoutSeed === TRAIN_SEED || heldoutSeed === 1) {
-    throw new Error(`--heldout-seed must be a non-negative integer other than ${TRAIN_SEED} (training) and 1 (the demo), got ${values['heldout-seed']}`);
+  const train = { seed: TRAIN_SEED, count: Number(values.train) };
+  const heldout = { seed: Number(values['heldout-seed']), count: Number(values.heldout) };
+  // The demo's scenes and the training scenes must not be held out.
+  if (!Number.isSafeInteger(heldout.seed) || heldout.seed < 0 || heldout.seed === TRAIN_SEED || heldout.seed === DEMO_SEED) {
+    throw new Error(`--heldout-seed must be a non-negative integer other than ${TRAIN_SEED} (training) and ${DEMO_SEED} (the demo), got ${values['heldout-seed']}`);
   }
   const parityDir = join(out, 'parity');
   await mkdir(parityDir, { recursive: true });
-  await writeSplit(out, 'heldout', heldoutSeed, Number(values.heldout), parityDir);
-  await writeSplit(out, 'train', TRAIN_SEED, Number(values.train));
-  await writeFile(join(out, 'settings.json'), JSON.stringify({ width: WIDTH, height: HEIGHT, train: { seed: TRAIN_SEED, count: Number(values.train) }, heldout: { seed: heldoutSeed, count: Number(values.heldout) } }, null, 2) + '\n');
+  await writeSplit(out, 'heldout', heldout.seed, heldout.count, parityDir);
+  await writeSplit(out, 'train', train.seed, train.count);
+  await writeFile(join(out, 'settings.json'), JSON.stringify({ width: WIDTH, height: HEIGHT, train, heldout }, null, 2) + '\n');
 }
 
 await main();
