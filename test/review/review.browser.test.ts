@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { readCocoFile } from '../../src/formats/coco.js';
 import { rleDecode } from '../../src/geometry/rle.js';
 import { buildSlots } from '../../src/review/labels.js';
@@ -67,6 +67,9 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
   let key: string;
   let dragged: number[];
   const errors: string[] = [];
+  // Requests the page has sent and not yet finished: the restart test kills the server only when
+  // there are none, so what it checks is the journal, not a request cut mid-answer.
+  const inFlight = new Set<Request>();
 
   beforeAll(async () => {
     set = await syntheticReviewSet(40, { seed: 3, rate: 0.1 });
@@ -78,6 +81,8 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
     server = await startServer(args);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.on('request', (r) => inFlight.add(r));
+    for (const done of ['requestfinished', 'requestfailed'] as const) page.on(done, (r) => inFlight.delete(r));
     page.on('pageerror', (e) => errors.push(String(e)));
     page.on('console', (m) => {
       if (m.type() === 'error') errors.push(m.text());
@@ -173,7 +178,14 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
   }, scaled(180_000));
 
   it('keeps the edit when the server is killed and started again', async () => {
+    await expect.poll(() => inFlight.size).toBe(0);
     await kill(server);
+    // With the server gone, a click says so in the status line; the only console lines are the
+    // browser's own for the refused connection, and nothing is thrown.
+    const before = errors.length;
+    await page.locator('#queue li').nth(1).click();
+    await expect.poll(() => page.getByTestId('status').textContent()).toBe('not loaded: cannot reach the review server (is gsr review still running?)');
+    expect(errors.splice(before)).toEqual(['Failed to load resource: net::ERR_CONNECTION_REFUSED']);
     server = await startServer(args);
     await page.goto(`${server.url}#${encodeURIComponent(key)}`);
     await expectEdit();

@@ -32,10 +32,20 @@ async function api<T>(url: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers['x-gsr-token'] = token;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, { method: body === undefined ? 'GET' : 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let res: Response;
+  try {
+    res = await fetch(url, { method: body === undefined ? 'GET' : 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new Error('cannot reach the review server (is gsr review still running?)');
+  }
   const json = (await res.json().catch(() => ({ error: `HTTP ${res.status}` }))) as T & { error?: string };
   if (!res.ok) throw new Error(json.error ?? `HTTP ${res.status}`);
   return json;
+}
+
+/** Runs a page action whose failure (a stopped server, say) belongs in the status line, not the console. */
+function attempt(action: Promise<unknown>): void {
+  action.catch((err) => showStatus(`not loaded: ${(err as Error).message}`, 'error'));
 }
 
 function showStatus(text: string, kind: 'ok' | 'error' | 'busy' = 'ok'): void {
@@ -58,7 +68,7 @@ function fillSelect(id: string, values: string[]): void {
     o.value = v;
     s.appendChild(o);
   }
-  s.addEventListener('change', () => void loadQueue());
+  s.addEventListener('change', () => attempt(loadQueue()));
 }
 
 async function loadQueue(keep = true): Promise<void> {
@@ -86,7 +96,7 @@ async function loadQueue(keep = true): Promise<void> {
     const why = el('div', e.reasons.length ? e.reasons[0].text : 'no warning sign', 'why');
     const id = el('div', `${e.item} · ${e.split}`, 'itemid');
     li.append(head, bar, why, id);
-    li.addEventListener('click', () => void select(e.key));
+    li.addEventListener('click', () => attempt(select(e.key)));
     if (current && current.key === e.key) li.classList.add('current');
     list.appendChild(li);
   }
@@ -297,7 +307,7 @@ function move(step: number): void {
   if (!current) return;
   const i = entries.findIndex((e) => e.key === current!.key);
   const next = entries[Math.min(Math.max(i + step, 0), entries.length - 1)];
-  if (next && next.key !== current.key) void select(next.key);
+  if (next && next.key !== current.key) attempt(select(next.key));
 }
 
 async function decide(kind: 'accept' | 'reject' | 'absent'): Promise<void> {
