@@ -82,7 +82,8 @@ describe.skipIf(!haveChromium)('gsr review in headless chromium', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('request', (r) => inFlight.add(r));
-    for (const done of ['requestfinished', 'requestfailed'] as const) page.on(done, (r) => inFlight.delete(r));
+    page.on('requestfinished', (r) => inFlight.delete(r));
+    page.on('requestfailed', (r) => inFlight.delete(r));
     page.on('pageerror', (e) => errors.push(String(e)));
     page.on('console', (m) => {
       if (m.type() === 'error') errors.push(m.text());
