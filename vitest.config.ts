@@ -40,6 +40,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: Math.round(60_000 * slowdown),
     hookTimeout: Math.round(120_000 * slowdown),
+    // expect.poll's own default (1 s) is no timeout a loaded machine keeps; a passing poll ends at once.
+    expect: { poll: { timeout: Math.round(10_000 * slowdown) } },
     env: { GSR_TEST_SLOWDOWN: String(slowdown) },
     // Two cores: keep workers few so process-spawning tests are not starved.
     maxWorkers: 2,
