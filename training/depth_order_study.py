@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 import torch
 import torch.nn.functional as F
 
@@ -30,11 +29,11 @@ def heldout_predictions(model: Path):
     """For each held-out scene: the scene, the model's disparity at full size (the ONNX file run as
     the port runs it), the true depth, and the prediction as depth scaled by median(true) /
     median(predicted), as train_depth.py evaluates it."""
-    sess = ort.InferenceSession(str(model), providers=['CPUExecutionProvider'])
+    net = g.OnnxDepth(model)
     data = g.load_split('heldout', depth='full')
     for i, s in enumerate(data['scenes']):
         x = g.normalise(data['images'][i].transpose(1, 2, 0))[None]
-        disp = full_size(torch.from_numpy(sess.run(['predicted_depth'], {'pixel_values': x})[0]))[0]
+        disp = full_size(net(torch.from_numpy(x)))[0]
         gt = data['depth'][i].astype(np.float32)
         pred = 1.0 / np.maximum(disp, 1e-6)
         yield s, disp, gt, pred * np.median(gt) / np.median(pred)

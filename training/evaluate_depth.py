@@ -11,7 +11,6 @@ import json
 import sys
 from pathlib import Path
 
-import onnxruntime as ort
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -19,27 +18,11 @@ import gsr_synth as g  # noqa: E402
 from train_depth import evaluate  # noqa: E402
 
 
-class OnnxDepth:
-    """An ONNX depth model behind the callable evaluate() expects (a batch-1 tensor in, the
-    predicted inverse depth out)."""
-
-    def __init__(self, path: Path):
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        self.session = ort.InferenceSession(str(path), opts, providers=['CPUExecutionProvider'])
-
-    def eval(self) -> None:
-        pass
-
-    def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.from_numpy(self.session.run(['predicted_depth'], {'pixel_values': x.numpy()})[0])
-
-
 def main() -> None:
     a = g.depth_model_args()
     torch.set_num_threads(1)
     settings = json.loads((g.CACHE / 'settings.json').read_text())
-    metrics = evaluate(OnnxDepth(Path(a.model)), g.load_split('heldout', depth='full'), 'heldout')
+    metrics = evaluate(g.OnnxDepth(Path(a.model)), g.load_split('heldout', depth='full'), 'heldout')
     out = {'model': a.model, 'sha256': g.sha256(Path(a.model)), 'data': {'cache': str(g.CACHE), **settings['heldout']}, 'heldout': metrics}
     if a.json:
         g.write_json(Path(a.json), out)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import onnxruntime as ort
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -258,6 +259,22 @@ class FlipAveraged(nn.Module):
     def forward(self, x):
         both = self.net.log_disparity(torch.cat([x, x.flip(-1)]))
         return torch.exp(0.5 * (both[:1] + both[1:].flip(-1)))
+
+
+class OnnxDepth:
+    """A depth model's ONNX file, on one CPU thread, behind the callable train_depth.evaluate()
+    expects (a batch-1 tensor in, the predicted inverse depth out)."""
+
+    def __init__(self, path: Path):
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        self.session = ort.InferenceSession(str(path), opts, providers=['CPUExecutionProvider'])
+
+    def eval(self) -> None:
+        pass
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.from_numpy(self.session.run(['predicted_depth'], {'pixel_values': x.numpy()})[0])
 
 
 # ---------------------------------------------------------------- detector decoding (the port's)
